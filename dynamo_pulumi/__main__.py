@@ -1,0 +1,5 @@
+import sys
+
+from dynamo_pulumi.cli import main
+
+sys.exit(main())

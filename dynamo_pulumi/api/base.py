@@ -1,0 +1,63 @@
+"""The base every API model shares: camelCase on the wire, snake_case in Python, exact round trip.
+
+Models load what users write (``model_validate`` on the wire dict) and dump exactly what was
+given (``to_wire``: only the fields that were set, by their wire names, no invented defaults).
+Unknown fields are refused, like ``kubectl``'s strict field validation; Kubernetes types the
+rules do not need (PodTemplateSpec, EnvVar, ...) are kept as faithful mappings elsewhere, so
+their unknown fields survive untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic.alias_generators import to_camel
+
+# Kubernetes-shaped leaf types (strict: "3" is not an integer, 1 is not a string).
+Int32 = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1)]
+NonNegInt32 = Annotated[StrictInt, Field(ge=0, le=2**31 - 1)]
+Int64 = StrictInt
+Str = StrictStr
+Bool = StrictBool
+#: resource.Quantity: a string ("8Gi") or a plain number on the wire.
+Quantity = StrictStr | StrictInt | float
+#: An arbitrary JSON object kept as given (preserve-unknown-fields in the CRD).
+JSONObject = dict[str, Any]
+#: A core/v1 PodTemplateSpec kept as the user's mapping; see :mod:`dynamo_pulumi.api.pods`.
+PodTemplate = dict[str, Any]
+
+DNS_LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+COMPONENT_NAME_PATTERN = r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$"
+TOPOLOGY_DOMAIN_PATTERN = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+RUNTIME_VERSION_PATTERN = r"^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})$"
+LABEL_KEY_PATTERN = (
+    r"^(([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?"
+    r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$"
+)
+
+DnsLabel = Annotated[StrictStr, Field(min_length=1, max_length=63, pattern=DNS_LABEL_PATTERN)]
+TopologyDomain = Annotated[StrictStr, Field(pattern=TOPOLOGY_DOMAIN_PATTERN)]
+
+
+class WireModel(BaseModel):
+    """A Kubernetes API struct: wire names are camelCase, unknown fields are refused."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        arbitrary_types_allowed=True,
+        validate_assignment=False,
+        protected_namespaces=(),
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The object as it was written: set fields only, by wire name."""
+        return self.model_dump(by_alias=True, exclude_unset=True, mode="python")
+
+
+class OpenModel(WireModel):
+    """A struct whose schema preserves unknown fields (kept and dumped as given)."""
+
+    model_config = ConfigDict(extra="allow")

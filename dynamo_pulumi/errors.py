@@ -1,0 +1,214 @@
+"""Field errors shaped like Kubernetes' ``field.ErrorList``.
+
+Validators never raise on the first problem: they return every :class:`FieldError` they find,
+each with the operator's error type, the exact field path, the offending value and the
+operator's message. One exception, :class:`GraphValidationError`, carries the whole list to the
+user and prints it the way ``kubectl`` prints an admission rejection.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorType(StrEnum):
+    """The ``field.ErrorType`` strings the API server prints."""
+
+    REQUIRED = "Required value"
+    INVALID = "Invalid value"
+    FORBIDDEN = "Forbidden"
+    NOT_SUPPORTED = "Unsupported value"
+    DUPLICATE = "Duplicate value"
+    TOO_LONG = "Too long"
+    TOO_MANY = "Too many"
+    NOT_FOUND = "Not found"
+
+
+class _Omitted:
+    """Marker for errors that carry no value (Required, Forbidden)."""
+
+    def __repr__(self) -> str:
+        return "<omitted>"
+
+
+OMITTED: Any = _Omitted()
+
+
+class Path:
+    """A field path built the way ``k8s.io/apimachinery/pkg/util/validation/field.Path`` is.
+
+    ``Path("spec").child("components").index(2).child("name")`` prints as
+    ``spec.components[2].name``; ``.key("x")`` appends ``[x]`` for map keys.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(self, *names: str) -> None:
+        self._text = ".".join(names)
+
+    @classmethod
+    def _raw(cls, text: str) -> Path:
+        path = cls()
+        path._text = text
+        return path
+
+    def child(self, *names: str) -> Path:
+        text = self._text
+        for name in names:
+            text = f"{text}.{name}" if text else name
+        return Path._raw(text)
+
+    def index(self, i: int) -> Path:
+        return Path._raw(f"{self._text}[{i}]")
+
+    def key(self, k: str) -> Path:
+        return Path._raw(f"{self._text}[{k}]")
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Path({self._text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Path):
+            return self._text == other._text
+        if isinstance(other, str):
+            return self._text == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+
+def _format_value(value: Any) -> str:
+    """Render a bad value the way Go's ``%#v``-ish field errors show it (strings quoted)."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return str(value)
+    try:
+        return json.dumps(value, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One admission problem: type, path, value and the operator's detail message."""
+
+    type: ErrorType
+    path: str
+    detail: str = ""
+    value: Any = OMITTED
+    supported: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        head = f"{self.path}: {self.type.value}"
+        if self.type in (ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.TOO_MANY):
+            return f"{head}: {self.detail}" if self.detail else head
+        parts = [head]
+        if self.value is not OMITTED:
+            parts.append(_format_value(self.value))
+        if self.type is ErrorType.NOT_SUPPORTED and self.supported:
+            parts.append("supported values: " + ", ".join(json.dumps(s) for s in self.supported))
+        elif self.detail:
+            parts.append(self.detail)
+        return ": ".join(parts)
+
+
+def required(path: Path | str, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.REQUIRED, str(path), detail)
+
+
+def invalid(path: Path | str, value: Any, detail: str) -> FieldError:
+    return FieldError(ErrorType.INVALID, str(path), detail, value)
+
+
+def forbidden(path: Path | str, detail: str) -> FieldError:
+    return FieldError(ErrorType.FORBIDDEN, str(path), detail)
+
+
+def not_supported(path: Path | str, value: Any, supported: Iterable[str]) -> FieldError:
+    return FieldError(ErrorType.NOT_SUPPORTED, str(path), "", value, tuple(supported))
+
+
+def duplicate(path: Path | str, value: Any) -> FieldError:
+    return FieldError(ErrorType.DUPLICATE, str(path), "", value)
+
+
+def too_many(path: Path | str, actual: int, limit: int) -> FieldError:
+    return FieldError(
+        ErrorType.TOO_MANY, str(path), f"must have at most {limit} items", actual
+    )
+
+
+@dataclass
+class Findings:
+    """What a validator found: errors reject the object, warnings are printed beside it."""
+
+    errors: list[FieldError] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def extend(self, other: Findings) -> None:
+        self.errors.extend(other.errors)
+        self.warnings.extend(other.warnings)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+
+class DynamoPulumiError(Exception):
+    """Base of every error this package raises for a user's input (never a bug)."""
+
+
+class GraphValidationError(DynamoPulumiError):
+    """An object failed admission. Carries every :class:`FieldError`.
+
+    ``str()`` gives kubectl's text: ``The DynamoGraphDeployment "x" is invalid:`` followed by
+    one ``* path: type: value: detail`` line per error.
+    """
+
+    def __init__(
+        self,
+        errors: Sequence[FieldError],
+        kind: str = "DynamoGraphDeployment",
+        name: str = "",
+        warnings: Sequence[str] = (),
+    ) -> None:
+        self.errors = list(errors)
+        self.kind = kind
+        self.name = name
+        self.warnings = list(warnings)
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        if len(self.errors) == 1:
+            return f'The {self.kind} "{self.name}" is invalid: {self.errors[0]}'
+        lines = [f'The {self.kind} "{self.name}" is invalid: ']
+        lines += [f"* {e}" for e in self.errors]
+        return "\n".join(lines)
+
+
+class InputError(DynamoPulumiError):
+    """Input that never reached admission: unreadable file, bad YAML, unknown kind."""
+
+    def __init__(self, message: str, source: str = "") -> None:
+        self.source = source
+        super().__init__(f"{source}: {message}" if source else message)
+
+
+class RenderError(DynamoPulumiError):
+    """The operator's controller would fail to render this (not an admission rule)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)

@@ -1,0 +1,172 @@
+"""The target platform: the operator configuration rendering reads, and the cluster facts
+admission asks the API server for.
+
+The YAML form uses the operator's own ``OperatorConfiguration`` key names
+(``discovery.backend``, ``infrastructure.natsAddress``, ``orchestrators.grove.enabled`` ...), so
+a platform team can copy values from the operator's Helm values. Defaults equal the operator's.
+
+What the operator discovers in a live cluster and we cannot (image pull secrets, the
+InferencePool API, ClusterTopologyBinding levels, the operator's own principal) is given here
+explicitly, under ``imagePullSecrets`` and ``cluster``; nothing in this package makes a live call
+to learn it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError
+
+from dynamo_pulumi.api.base import Bool, Str, WireModel
+from dynamo_pulumi.errors import InputError
+
+DEFAULT_OPERATOR_VERSION = "1.6.0"
+
+
+class Discovery(WireModel):
+    backend: Literal["kubernetes", "etcd", ""] = "kubernetes"
+
+
+class Infrastructure(WireModel):
+    nats_address: Str = ""
+    etcd_address: Str = ""
+    model_express_url: Str = Field("", alias="modelExpressURL")
+    prometheus_endpoint: Str = ""
+    nats_tls_ca_path: Str = Field("", alias="natsTLSCAPath")
+    nats_tls_client_cert_path: Str = Field("", alias="natsTLSClientCertPath")
+    nats_tls_client_key_path: Str = Field("", alias="natsTLSClientKeyPath")
+    tcp_tls_cert_path: Str = Field("", alias="tcpTLSCertPath")
+    tcp_tls_key_path: Str = Field("", alias="tcpTLSKeyPath")
+    tcp_tls_ca_path: Str = Field("", alias="tcpTLSCAPath")
+    tcp_tls_client_cert_path: Str = Field("", alias="tcpTLSClientCertPath")
+    tcp_tls_client_key_path: Str = Field("", alias="tcpTLSClientKeyPath")
+    tcp_tls_client_ca_path: Str = Field("", alias="tcpTLSClientCAPath")
+    tcp_tls_server_name: Str = Field("", alias="tcpTLSServerName")
+
+
+class Toggle(WireModel):
+    """An orchestrator or feature switch. ``None`` means "auto-detect" in the operator; offline
+    we cannot detect, so ``None`` counts as off."""
+
+    enabled: Bool | None = None
+
+    @property
+    def on(self) -> bool:
+        return bool(self.enabled)
+
+
+class Orchestrators(WireModel):
+    grove: Toggle = Field(default_factory=Toggle)
+    lws: Toggle = Field(default_factory=Toggle)
+
+
+class NamespaceConfig(WireModel):
+    restricted: Str = ""
+
+
+class RBACConfig(WireModel):
+    planner_cluster_role_name: Str = "dynamo-platform-dynamo-operator-planner"
+    epp_cluster_role_name: Str = "dynamo-platform-dynamo-operator-epp"
+
+
+class MPIConfig(WireModel):
+    ssh_secret_name: Str = "mpirun-ssh-key"
+    ssh_secret_namespace: Str = ""
+
+
+class IngressConfig(WireModel):
+    virtual_service_gateway: Str = ""
+    controller_class_name: Str = ""
+    controller_tls_secret_name: Str = Field("", alias="controllerTLSSecretName")
+    host_suffix: Str = ""
+
+
+class IstioConfig(WireModel):
+    tls_mode: Str = "SIMPLE"
+    insecure_skip_verify: Bool = True
+    client_certificate: Str = ""
+    private_key: Str = ""
+    ca_certificates: Str = ""
+
+
+class ServiceMeshConfig(WireModel):
+    provider: Str = ""
+    istio: IstioConfig = Field(default_factory=IstioConfig)
+
+
+class GPUConfig(WireModel):
+    discovery_enabled: Bool = False
+
+
+class ClusterFacts(WireModel):
+    """What admission would ask the live cluster; stated explicitly instead."""
+
+    #: Is the Gateway API Inference Extension (InferencePool) installed?
+    inference_pool_available: Bool = True
+    #: Grove ClusterTopologyBinding name -> its level domains, ordered broad to narrow.
+    cluster_topologies: dict[str, list[Str]] = Field(default_factory=dict)
+    #: Principals allowed to write operator-owned fields (full SA usernames).
+    operator_principals: list[Str] = Field(default_factory=list)
+    #: The user the request is made as (for DGDSA-owned replicas); None = not known.
+    requester: Str | None = None
+
+
+class Platform(WireModel):
+    """Operator configuration plus the cluster facts admission and rendering need."""
+
+    operator_version: Str = DEFAULT_OPERATOR_VERSION
+    discovery: Discovery = Field(default_factory=Discovery)
+    infrastructure: Infrastructure = Field(default_factory=Infrastructure)
+    orchestrators: Orchestrators = Field(default_factory=Orchestrators)
+    namespace: NamespaceConfig = Field(default_factory=NamespaceConfig)
+    rbac: RBACConfig = Field(default_factory=RBACConfig)
+    mpi: MPIConfig = Field(default_factory=MPIConfig)
+    ingress: IngressConfig = Field(default_factory=IngressConfig)
+    service_mesh: ServiceMeshConfig = Field(default_factory=ServiceMeshConfig)
+    gpu: GPUConfig = Field(default_factory=GPUConfig)
+    checkpoint: Toggle = Field(default_factory=Toggle)
+    lpx: Toggle = Field(default_factory=Toggle)
+    image_pull_secrets: list[Str] = Field(default_factory=list)
+    cluster: ClusterFacts = Field(default_factory=ClusterFacts)
+
+    @property
+    def grove_enabled(self) -> bool:
+        return self.orchestrators.grove.on
+
+    @property
+    def lws_enabled(self) -> bool:
+        return self.orchestrators.lws.on
+
+    @property
+    def cluster_wide(self) -> bool:
+        return self.namespace.restricted == ""
+
+
+def load_platform(source: str | Path | dict[str, Any] | Platform | None) -> Platform:
+    """A Platform from a model, a dict, or a YAML file path; ``None`` gives the defaults."""
+    if source is None:
+        return Platform()
+    if isinstance(source, Platform):
+        return source
+    name = "platform"
+    if isinstance(source, (str, Path)):
+        name = str(source)
+        try:
+            data = yaml.safe_load(Path(source).read_text()) or {}
+        except OSError as exc:
+            raise InputError(f"cannot read platform file: {exc.strerror}", name) from None
+        except yaml.YAMLError as exc:
+            raise InputError(f"platform file is not valid YAML: {exc}", name) from None
+    else:
+        data = source
+    if not isinstance(data, dict):
+        raise InputError("platform settings must be a mapping", name)
+    try:
+        return Platform.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise InputError(f"invalid platform settings: {problems}", name) from None

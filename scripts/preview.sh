@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Install the package into .venv and run an offline preview of the embedded example graph.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e .
+exec .venv/bin/dynamo-pulumi preview "$@"
