@@ -1,0 +1,146 @@
+"""Runtime-version resolution and gates (api-and-validation.md section 6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
+from dynamo_pulumi.runtime_version import (
+    ORIGIN_GATES,
+    RUNTIME_GATES,
+    Version,
+    image_tag,
+    origin_gate_enabled,
+    origin_gate_enabled_for,
+    parse_image_tag_version,
+    resolve_runtime_version,
+    runtime_gate_enabled,
+)
+
+
+@pytest.mark.parametrize(
+    ("image", "expected"),
+    [
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.1", Version(0, 9, 1)),
+        ("vllm-runtime:v1.6.0", Version(1, 6, 0)),
+        ("vllm-runtime:V1.6.0", Version(1, 6, 0)),
+        ("vllm-runtime:1.5.0-cuda13", Version(1, 5, 0)),
+        ("vllm-runtime:1.5.0-rc1", Version(1, 5, 0)),
+        ("vllm-runtime:1.5.0+build.7", Version(1, 5, 0)),
+        ("  vllm-runtime:1.5.0  ", Version(1, 5, 0)),
+        ("registry:5000/repo/img:1.2.3", Version(1, 2, 3)),
+        ("img:1.2.3@sha256:0123abcd", Version(1, 2, 3)),
+    ],
+)
+def test_semver_image_tags_resolve_to_release_triplet(image: str, expected: Version) -> None:
+    assert parse_image_tag_version(image) == expected
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "vllm-runtime:1.5",
+        "vllm-runtime:latest",
+        "vllm-runtime:1.5.0.post1",
+        "vllm-runtime:01.5.0",
+        "vllm-runtime:1.05.0",
+        "vllm-runtime:vv1.5.0",
+        "registry:5000/repo/img",
+        "img@sha256:0123abcd",
+        "img",
+        "",
+    ],
+)
+def test_images_without_a_semver_tag_are_unresolvable(image: str) -> None:
+    assert parse_image_tag_version(image) is None
+
+
+def test_non_string_image_is_unresolvable() -> None:
+    assert parse_image_tag_version(None) is None
+    assert parse_image_tag_version(object()) is None
+
+
+def test_colon_before_last_slash_is_a_registry_port_not_a_tag() -> None:
+    assert image_tag("registry:5000/repo/img") == ""
+    assert image_tag("registry:5000/repo/img:7") == "7"
+
+
+def _comp(**fields: object) -> ComponentSpecFields:
+    return ComponentSpecFields.model_validate(fields)
+
+
+def _template(main_image: str | None = None, runtime_image: str | None = None) -> dict:
+    spec: dict = {}
+    if main_image is not None:
+        spec["containers"] = [{"name": "main", "image": main_image}]
+    if runtime_image is not None:
+        spec["initContainers"] = [{"name": "runtime", "image": runtime_image}]
+    return {"spec": spec}
+
+
+def test_override_wins_over_image_tag() -> None:
+    comp = _comp(runtimeVersionOverride="1.4.2", podTemplate=_template("img:1.6.0"))
+    assert resolve_runtime_version(comp) == Version(1, 4, 2)
+
+
+def test_main_image_tag_used_without_override() -> None:
+    assert resolve_runtime_version(_comp(podTemplate=_template("img:1.6.0"))) == Version(1, 6, 0)
+
+
+def test_sidecar_mode_reads_runtime_init_container_image() -> None:
+    comp = _comp(podTemplate=_template("user-app:9.9.9", runtime_image="dynamo:1.5.1"))
+    assert resolve_runtime_version(comp) == Version(1, 5, 1)
+
+
+def test_no_pod_template_is_unresolvable() -> None:
+    assert resolve_runtime_version(_comp()) is None
+
+
+def test_gate_thresholds_are_the_specified_ones() -> None:
+    assert {
+        "NativeRustEPP": Version(1, 5, 0),
+        "CanaryHealthChecks": Version(1, 5, 0),
+        "IncreasedWorkerFailureThreshold": Version(1, 5, 0),
+        "FrontendStartupProbe": Version(1, 6, 0),
+        "WorkerHashIncludesRuntimeVersion": Version(1, 5, 0),
+    } == RUNTIME_GATES
+    assert {"VLLMMultiprocessing": Version(1, 0, 0), "VLLMRayWorkerGCSReadiness": Version(1, 5, 0)} == ORIGIN_GATES
+
+
+@pytest.mark.parametrize(
+    ("gate", "version", "enabled"),
+    [
+        ("NativeRustEPP", Version(1, 5, 0), True),
+        ("NativeRustEPP", Version(1, 4, 99), False),
+        ("NativeRustEPP", Version(2, 0, 0), True),
+        ("FrontendStartupProbe", Version(1, 5, 9), False),
+        ("FrontendStartupProbe", Version(1, 6, 0), True),
+        ("CanaryHealthChecks", None, False),
+    ],
+)
+def test_runtime_gate_is_on_at_or_above_threshold(gate: str, version: Version | None, enabled: bool) -> None:
+    assert runtime_gate_enabled(gate, version) is enabled
+
+
+@pytest.mark.parametrize(
+    ("value", "enabled"),
+    [
+        ("1.0.0", True),
+        ("v1.0", True),
+        ("1.0", True),
+        ("1", True),
+        ("0.9.9", False),
+        ("1.0.0-rc1", False),
+        ("1.0.1-rc1", True),
+        ("not-a-version", False),
+        (None, False),
+    ],
+)
+def test_origin_gate_uses_lenient_semver(value: str | None, enabled: bool) -> None:
+    assert origin_gate_enabled("VLLMMultiprocessing", value) is enabled
+
+
+def test_origin_gate_reads_the_origin_annotation() -> None:
+    ann = {"nvidia.com/dynamo-operator-origin-version": "1.5.0"}
+    assert origin_gate_enabled_for("VLLMRayWorkerGCSReadiness", ann) is True
+    assert origin_gate_enabled_for("VLLMRayWorkerGCSReadiness", {}) is False
