@@ -20,9 +20,7 @@ from typing import Any
 import semver
 
 from dynamo_pulumi.api import pods
-
-#: The annotation the defaulting webhook stamps on create with the operator's own version.
-KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION = "nvidia.com/dynamo-operator-origin-version"
+from dynamo_pulumi.constants import KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION
 
 #: A tag counts only if it is a full semantic version, optionally prefixed by v/V.
 _IMAGE_TAG_PATTERN = re.compile(
