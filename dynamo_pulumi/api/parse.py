@@ -1,0 +1,226 @@
+"""Wire dict -> typed model, with schema violations reported the way the API server reports them.
+
+The API server checks a custom resource against its CRD's OpenAPI schema before any webhook
+runs, and reports every violation as a ``field.Error`` with the wire path
+(``spec.components[0].replicas``) and kube-openapi's wording (``... in body must be of type
+integer: "string"``). Pydantic finds the same violations; this module only translates its
+error list, so the schema lives in one place (the models).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from dynamo_pulumi.api.v1beta1 import KINDS, DynamoObject
+from dynamo_pulumi.errors import (
+    ErrorType,
+    FieldError,
+    GraphValidationError,
+    InputError,
+    invalid,
+    not_supported,
+    required,
+    too_many,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+#: OpenAPI type names kube-openapi prints, keyed by the Python type of a wire value.
+_OPENAPI_TYPE_OF: tuple[tuple[type, str], ...] = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (Mapping, "object"),
+    (list, "array"),
+)
+
+#: The OpenAPI type a pydantic type-error says was expected.
+_EXPECTED_TYPE: dict[str, str] = {
+    "int_type": "integer",
+    "int_parsing": "integer",
+    "int_from_float": "integer",
+    "string_type": "string",
+    "bool_type": "boolean",
+    "bool_parsing": "boolean",
+    "float_type": "number",
+    "float_parsing": "number",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "list_type": "array",
+    "tuple_type": "array",
+    "set_type": "array",
+}
+
+
+@dataclass(frozen=True)
+class UnknownFieldError(FieldError):
+    """A field the schema does not declare, printed like kubectl's strict decoding error."""
+
+    def __str__(self) -> str:
+        return f'unknown field "{self.path}"'
+
+
+def unknown_field(path: str) -> UnknownFieldError:
+    return UnknownFieldError(ErrorType.INVALID, path, f'unknown field "{path}"')
+
+
+def openapi_type(value: Any) -> str:
+    """The OpenAPI type name of a decoded JSON/YAML value (``null`` for None)."""
+    if value is None:
+        return "null"
+    for py_type, name in _OPENAPI_TYPE_OF:
+        if isinstance(value, py_type):
+            return name
+    return type(value).__name__
+
+
+def wire_path(loc: Iterable[int | str], prefix: str = "") -> str:
+    """``('spec', 'components', 0, 'name')`` -> ``spec.components[0].name``."""
+    text = prefix
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text = f"{text}.{part}" if text else str(part)
+    return text
+
+
+def _resolve_loc(data: Any, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], bool]:
+    """Drop pydantic's union-branch tags from ``loc``, keeping only steps that exist in ``data``.
+
+    Returns the cleaned location and whether its last step was found in the data (a missing
+    field's last step is kept even though it is absent).
+    """
+    kept: list[int | str] = []
+    node = data
+    found = True
+    for i, part in enumerate(loc):
+        if (isinstance(node, Mapping) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+            kept.append(part)
+            node = node[part]
+        elif i == len(loc) - 1:
+            kept.append(part)
+            found = False
+        # else: a union tag such as "str" or "function-after[...]"
+    return tuple(kept), found
+
+
+def _literal_choices(expected: str) -> list[str]:
+    """Parse pydantic's ``"'a', 'b' or 'c'"`` back into the enum values."""
+    return re.findall(r"'((?:[^'\\]|\\.)*)'", expected)
+
+
+def translate_error(err: ErrorDetails, data: Any, prefix: str = "") -> FieldError:
+    """One pydantic error -> the field error the API server would have printed."""
+    loc, _ = _resolve_loc(data, tuple(err["loc"]))
+    path = wire_path(loc, prefix)
+    kind = err["type"]
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    if kind == "missing":
+        return required(path)
+    if kind == "extra_forbidden":
+        return unknown_field(path)
+    if value is None and (kind in _EXPECTED_TYPE or kind in ("literal_error", "enum")):
+        return required(path)  # null on a non-nullable field is pruned, leaving it unset
+    if kind in _EXPECTED_TYPE:
+        detail = f'{path} in body must be of type {_EXPECTED_TYPE[kind]}: "{openapi_type(value)}"'
+        return invalid(path, value, detail)
+    if kind in ("literal_error", "enum"):
+        return not_supported(path, value, _literal_choices(str(ctx.get("expected", ""))))
+    return _constraint_error(kind, path, value, ctx, err)
+
+
+def _constraint_error(
+    kind: str, path: str, value: Any, ctx: Mapping[str, Any], err: ErrorDetails
+) -> FieldError:
+    """Numeric bounds, string patterns and lengths, list sizes."""
+    if kind in ("greater_than_equal", "greater_than"):
+        bound = ctx.get("ge", ctx.get("gt"))
+        word = "greater than or equal to" if kind == "greater_than_equal" else "greater than"
+        return invalid(path, value, f"{path} in body should be {word} {bound}")
+    if kind in ("less_than_equal", "less_than"):
+        bound = ctx.get("le", ctx.get("lt"))
+        word = "less than or equal to" if kind == "less_than_equal" else "less than"
+        return invalid(path, value, f"{path} in body should be {word} {bound}")
+    if kind == "string_pattern_mismatch":
+        return invalid(path, value, f"{path} in body should match '{ctx.get('pattern')}'")
+    if kind == "string_too_short":
+        return invalid(
+            path, value, f"{path} in body should be at least {ctx.get('min_length')} chars long"
+        )
+    if kind == "string_too_long":
+        return FieldError(
+            ErrorType.TOO_LONG, path, f"may not be more than {ctx.get('max_length')} bytes", value
+        )
+    if kind == "too_long":
+        return too_many(path, int(ctx.get("actual_length", 0)), int(ctx.get("max_length", 0)))
+    if kind == "too_short":
+        return invalid(
+            path,
+            ctx.get("actual_length"),
+            f"{path} in body should have at least {ctx.get('min_length')} items",
+        )
+    message = err.get("msg", "invalid value")
+    if kind == "value_error":
+        message = message.removeprefix("Value error, ")
+    return invalid(path, value, message)
+
+
+def translate_errors(exc: ValidationError, data: Any, prefix: str = "") -> list[FieldError]:
+    """Every pydantic error as a field error, once per path and message, in document order."""
+    seen: set[tuple[str, str, str]] = set()
+    out: list[FieldError] = []
+    for err in exc.errors():
+        fe = translate_error(err, data, prefix)
+        key = (fe.path, fe.type.value, fe.detail if fe.type is not ErrorType.NOT_SUPPORTED else "")
+        if key in seen or _same_path_seen(fe.path, out):
+            continue
+        seen.add(key)
+        out.append(fe)
+    return out
+
+
+def _same_path_seen(path: str, errors: list[FieldError]) -> bool:
+    """A union (int-or-string, ...) yields one pydantic error per branch; keep the first."""
+    return any(e.path == path for e in errors)
+
+
+def parse_model(model: type[M], data: Any, *, kind: str, name: str = "", prefix: str = "") -> M:
+    """Validate ``data`` as ``model`` or raise :class:`GraphValidationError` with every error."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise GraphValidationError(translate_errors(exc, data, prefix), kind=kind, name=name) from None
+
+
+def object_name(data: Mapping[str, Any]) -> str:
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    return name if isinstance(name, str) else ""
+
+
+def parse_object(data: Any, source: str = "") -> DynamoObject:
+    """A v1beta1 DGD, DCD or DGDSA wire dict as its model.
+
+    Raises :class:`InputError` when ``data`` is not an object of a known kind, and
+    :class:`GraphValidationError` (every schema violation at its wire path) when it is one but
+    does not match the schema.
+    """
+    if not isinstance(data, Mapping):
+        raise InputError(f"expected a mapping, got {openapi_type(data)}", source)
+    kind = data.get("kind")
+    model = KINDS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        supported = ", ".join(KINDS)
+        raise InputError(f"unknown kind {kind!r} (expected one of {supported})", source)
+    obj = parse_model(model, dict(data), kind=str(kind), name=object_name(data))
+    return obj  # type: ignore[return-value]

@@ -1,0 +1,233 @@
+"""Load Dynamo objects from a dict, a list of dicts, YAML text or a YAML file.
+
+This is where user input enters the package, so every way it can be wrong ends here as a
+clear :class:`InputError` (unreadable file, bad YAML, a document that is not an object, no
+kind) or :class:`GraphValidationError` (schema violations), never a traceback.
+
+``nvidia.com/v1alpha1`` objects are checked against the alpha schema at alpha paths, then
+converted to v1beta1 (the API server's order); each loaded object remembers its source
+apiVersion and the map from beta paths back to alpha paths, so later errors can be reported
+where the user wrote the field. Documents of other kinds (ConfigMaps, PVCs, ...) are returned
+beside the graph, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dynamo_pulumi.api.parse import openapi_type, parse_object
+from dynamo_pulumi.api.v1beta1 import (
+    API_GROUP,
+    API_VERSION,
+    DCD_KIND,
+    DGD_KIND,
+    KINDS,
+    DynamoComponentDeployment,
+    DynamoGraphDeployment,
+    DynamoObject,
+)
+from dynamo_pulumi.errors import InputError
+
+ALPHA_API_VERSION = "nvidia.com/v1alpha1"
+GRAPH_KINDS = (DGD_KIND, DCD_KIND)
+Source = str | Path | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+
+
+class _KubeYamlLoader(yaml.SafeLoader):
+    """YAML as ``kubectl`` decodes it: timestamps stay strings, duplicate keys are errors."""
+
+
+def _construct_mapping(loader: _KubeYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    result: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in result:
+            raise yaml.constructor.ConstructorError(
+                None, None, f'mapping key "{key}" already defined', key_node.start_mark
+            )
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+_KubeYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_KubeYamlLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
+)
+
+
+@dataclass(frozen=True)
+class LoadedObject:
+    """One Dynamo object with where it came from."""
+
+    object: DynamoObject
+    #: The apiVersion the user wrote (``nvidia.com/v1alpha1`` objects were converted).
+    source_api_version: str = API_VERSION
+    #: beta wire path -> alpha wire path, for alpha objects (empty for v1beta1).
+    path_map: Mapping[str, str] = field(default_factory=dict)
+    #: Alpha-only data that has no v1beta1 field (pvcs, ingress, ...), for alpha objects.
+    alpha_extras: Any = None
+    #: Position of the document in the input (0-based, empty documents not counted).
+    document: int = 0
+    source: str = ""
+
+    @property
+    def is_alpha(self) -> bool:
+        return self.source_api_version == ALPHA_API_VERSION
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """Everything in the input: Dynamo objects (as v1beta1) and the other documents."""
+
+    loaded: list[LoadedObject]
+    others: list[dict[str, Any]]
+    source: str = ""
+
+    @property
+    def objects(self) -> list[DynamoObject]:
+        return [lo.object for lo in self.loaded]
+
+    @property
+    def graphs(self) -> list[LoadedObject]:
+        """The DGDs and DCDs (not the scaling adapters)."""
+        return [lo for lo in self.loaded if lo.object.kind in GRAPH_KINDS]
+
+
+def _describe(source: Source) -> str:
+    if isinstance(source, Path):
+        return str(source)
+    if isinstance(source, str) and _looks_like_path(source):
+        return source
+    return ""
+
+
+def _looks_like_path(text: str) -> bool:
+    """A one-line string naming a file (rather than YAML text)."""
+    if "\n" in text or not text.strip():
+        return False
+    if Path(text).suffix.lower() in (".yaml", ".yml", ".json"):
+        return True
+    try:
+        return Path(text).is_file()
+    except OSError:
+        return False
+
+
+def _read_file(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read file: {exc}", str(path)) from None
+
+
+def parse_yaml(text: str, source: str = "") -> list[Any]:
+    """Every non-empty document of a (multi-document) YAML text."""
+    try:
+        docs = list(yaml.load_all(text, Loader=_KubeYamlLoader))
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}", source) from None
+    return [d for d in docs if d is not None]
+
+
+def read_documents(source: Source) -> tuple[list[Any], str]:
+    """The raw documents of ``source`` and a description of it for messages."""
+    where = _describe(source)
+    if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
+        return parse_yaml(_read_file(Path(source)), where), where
+    if isinstance(source, str):
+        return parse_yaml(source), where
+    if isinstance(source, Mapping):
+        return [source], where
+    if isinstance(source, Sequence):
+        return list(source), where
+    raise InputError(f"cannot load from a {type(source).__name__}; give a dict, YAML text or a path")
+
+
+def _doc_source(where: str, index: int, total: int) -> str:
+    if total <= 1:
+        return where
+    label = f"document {index + 1}"
+    return f"{where} ({label})" if where else label
+
+
+def _check_header(doc: Any, source: str) -> tuple[str, str]:
+    """apiVersion and kind of a document, or an InputError saying what is missing."""
+    if not isinstance(doc, Mapping):
+        raise InputError(f"expected a mapping (a Kubernetes object), got {openapi_type(doc)}", source)
+    api_version, kind = doc.get("apiVersion"), doc.get("kind")
+    if not isinstance(api_version, str) or not api_version:
+        raise InputError("object has no apiVersion", source)
+    if not isinstance(kind, str) or not kind:
+        raise InputError("object has no kind", source)
+    return api_version, kind
+
+
+def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
+    """True for the kinds we load; other groups are passed through; unknown nvidia.com kinds fail."""
+    group = api_version.rpartition("/")[0]
+    if group != API_GROUP:
+        return False
+    if kind not in KINDS:
+        raise InputError(
+            f"unknown kind {kind!r} in {api_version} (supported: {', '.join(KINDS)})", source
+        )
+    if api_version not in (API_VERSION, ALPHA_API_VERSION):
+        raise InputError(
+            f"unsupported apiVersion {api_version!r} for {kind} "
+            f"(supported: {API_VERSION}, {ALPHA_API_VERSION})",
+            source,
+        )
+    return True
+
+
+def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str) -> LoadedObject:
+    if api_version == ALPHA_API_VERSION:
+        try:
+            from dynamo_pulumi.api.conversion import load_alpha
+        except ModuleNotFoundError:
+            raise InputError(f"{ALPHA_API_VERSION} is not supported yet", source) from None
+        return load_alpha(doc, index=index, source=source)
+    return LoadedObject(object=parse_object(doc, source), document=index, source=source)
+
+
+def load_documents(source: Source) -> LoadResult:
+    """Load every document of ``source`` (dict, list of dicts, YAML text, or file path)."""
+    docs, where = read_documents(source)
+    loaded: list[LoadedObject] = []
+    others: list[dict[str, Any]] = []
+    for i, doc in enumerate(docs):
+        doc_source = _doc_source(where, i, len(docs))
+        api_version, kind = _check_header(doc, doc_source)
+        if _is_dynamo(api_version, kind, doc_source):
+            loaded.append(_load_one(doc, api_version, i, doc_source))
+        else:
+            others.append(dict(doc))
+    return LoadResult(loaded=loaded, others=others, source=where)
+
+
+def load_graph(source: Source) -> DynamoGraphDeployment | DynamoComponentDeployment:
+    """The one DGD or DCD in ``source`` (companion documents are allowed and ignored)."""
+    return load_graph_entry(source).object  # type: ignore[return-value]
+
+
+def load_graph_entry(source: Source) -> LoadedObject:
+    """Like :func:`load_graph`, with the source apiVersion and alpha path map."""
+    result = load_documents(source)
+    graphs = result.graphs
+    if len(graphs) != 1:
+        found = ", ".join(f'{g.object.kind} "{g.object.name}"' for g in graphs) or "none"
+        raise InputError(
+            f"expected exactly one {DGD_KIND} or {DCD_KIND}, found {len(graphs)} ({found})",
+            result.source,
+        )
+    return graphs[0]
