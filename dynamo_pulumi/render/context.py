@@ -1,0 +1,68 @@
+"""What the pod assembly of one component needs to know besides the component itself.
+
+The pipeline builds one :class:`ComponentRenderContext` per rendered pod template (one per
+Deployment, one per LWS leader/worker template, one per Grove clique) and hands it to
+:func:`dynamo_pulumi.render.pod.build_pod_template`. Everything pathway-specific (LWS vs Grove
+multinode wiring, leader vs worker role) is a field here, so the assembly itself never hard-codes
+a pathway.
+
+Frozen: the same context always renders the same pod template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
+from dynamo_pulumi.platform import Platform
+
+Role = Literal["main", "leader", "worker"]
+Pathway = Literal["component", "grove"]
+
+
+@dataclass(frozen=True)
+class ComponentRenderContext:
+    """One component (after the DGD->DCD stage) about to have its pod template rendered."""
+
+    #: The DCD as the operator would hold it (for a DGD component: the generated DCD).
+    dcd: DynamoComponentDeployment
+    #: ``metadata.name`` of the DCD (``<graph>-<component>`` for a DGD component).
+    dcd_name: str
+    #: Name of the parent DGD; "" for a standalone DCD.
+    graph_name: str
+    #: Kubernetes namespace the objects are created in.
+    namespace: str
+    #: The Dynamo namespace (``DYN_NAMESPACE``) the component registers under.
+    dynamo_namespace: str
+    platform: Platform = field(default_factory=Platform)
+    #: Resolved backend framework ("vllm" | "sglang" | "trtllm"), "" when none applies.
+    backend_framework: str = ""
+    #: ``main`` for single-node pods; ``leader``/``worker`` for the multinode templates.
+    role: Role = "main"
+    #: ``component`` (Deployment/LWS) or ``grove`` (PodCliqueSet cliques).
+    pathway: Pathway = "component"
+    #: The backends' ``MultinodeWiring`` for this pathway (LWS or Grove), None when single-node.
+    multinode_wiring: Any = None
+    #: Whether the graph has an EPP component (frontends then run in direct routing mode).
+    graph_has_epp: bool = False
+    #: Resolved discovery backend ("kubernetes" | "etcd").
+    discovery_backend: str = "kubernetes"
+    #: Resolved kube discovery mode ("pod" | "container" ...), "" when not applicable.
+    discovery_mode: str = ""
+    #: The worker hash stamped on worker-class pods (label ``nvidia.com/dynamo-worker-hash``).
+    worker_hash: str = ""
+
+    @property
+    def component_name(self) -> str:
+        """The component's name (``spec.name`` or the DCD's metadata name)."""
+        return self.dcd.component_name
+
+    @property
+    def spec(self) -> Any:
+        """The DCD spec (the shared component fields plus ``backendFramework``)."""
+        return self.dcd.spec
+
+    @property
+    def in_graph(self) -> bool:
+        return self.graph_name != ""
