@@ -113,7 +113,7 @@ class FieldError:
 
     def __str__(self) -> str:
         head = f"{self.path}: {self.type.value}"
-        if self.type in (ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.TOO_MANY):
+        if self.type in (ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG):
             return f"{head}: {self.detail}" if self.detail else head
         parts = [head]
         if self.value is not OMITTED:

@@ -1,0 +1,19 @@
+"""Shared test fixtures: where the conformance data lives (``../shared``), skipping when absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared"
+CONFORMANCE = SHARED / "conformance"
+
+
+@pytest.fixture
+def conformance_dir() -> Path:
+    """The operator's conformance data; tests that need it skip on machines without it."""
+    if not CONFORMANCE.is_dir():
+        pytest.skip("../shared/conformance is not present on this machine")
+    return CONFORMANCE
