@@ -1,0 +1,1 @@
+"""Backend-specific rewrites of worker pods: vLLM, SGLang, TRT-LLM (rendering-core section 4)."""

@@ -1,0 +1,84 @@
+"""What a backend (vLLM, SGLang, TRT-LLM) needs to rewrite one pod of one component.
+
+The operator hands its backends a long positional argument list (nodes, role, component,
+service name, multinode deployer, GPU resolver) plus a few operator settings. We bundle that
+into one frozen value so the pod assembler builds it once per role and every backend reads the
+same facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
+from dynamo_pulumi.constants import (
+    KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
+    KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
+    ROLE_LEADER,
+    ROLE_MAIN,
+    ROLE_WORKER,
+)
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring, lws_wiring
+
+Role = Literal["main", "leader", "worker"]
+
+__all__ = [
+    "ROLE_LEADER",
+    "ROLE_MAIN",
+    "ROLE_WORKER",
+    "BackendInput",
+    "MultinodeWiring",
+    "Role",
+    "grove_wiring",
+    "lws_wiring",
+]
+
+
+@dataclass(frozen=True)
+class BackendInput:
+    """Everything a backend reads besides the container / pod spec it rewrites.
+
+    * ``framework``: ``vllm`` | ``sglang`` | ``trtllm``; anything else (``""``) is the no-op backend.
+    * ``role``: ``main`` for single-node pods, ``leader`` / ``worker`` for multinode pods.
+    * ``component``: the component spec (DGD component or DCD spec); read, never mutated.
+    * ``dgd_name``: the parent graph's name (names the wait-for-leader ConfigMap).
+    * ``component_name``: the service name the operator passes to its deployer.
+    * ``number_of_nodes``: ``multinode.nodeCount`` or 1.
+    * ``annotations``: the effective pod-template annotations (after graph propagation), where the
+      origin version and ``nvidia.com/vllm-distributed-executor-backend`` are read.
+    * ``compilation_cache_mount_path``: the mount path of ``compilationCache`` after defaulting,
+      or None when the component has no compilation cache.
+    * ``wiring``: how this role reaches its leader; None for single-node pods.
+    * ``gpu_count``: the main container's GPU count when the caller resolved it (e.g. DRA claims
+      that live in the pod spec); None lets the backend resolve it from the container.
+    """
+
+    framework: str
+    role: Role
+    component: ComponentSpecFields
+    dgd_name: str
+    namespace: str
+    number_of_nodes: int = 1
+    component_name: str = ""
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+    compilation_cache_mount_path: str | None = None
+    platform: Platform = field(default_factory=Platform)
+    wiring: MultinodeWiring | None = None
+    gpu_count: int | None = None
+
+    @property
+    def is_multinode(self) -> bool:
+        return self.number_of_nodes > 1
+
+    @property
+    def origin_version(self) -> Any:
+        """The operator version that created the object (None when absent)."""
+        return self.annotations.get(KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION)
+
+    @property
+    def vllm_executor_backend(self) -> Any:
+        """The ``nvidia.com/vllm-distributed-executor-backend`` annotation (None when absent)."""
+        return self.annotations.get(KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND)
