@@ -1,0 +1,193 @@
+"""The operator's mutating (defaulting) admission webhooks, as pure functions.
+
+The API server runs these before any validation, so both validation and rendering see the
+defaulted object (api-and-validation.md section 7.2/7.3). Each function returns a *new* model and
+never mutates its input: nested parts that do not change are shared with the input (pod templates
+may hold ``pulumi.Output`` leaves, which must not be deep-copied).
+
+DGD, every operation:
+  * component ``replicas`` nil -> 1;
+  * explicit ``leader``/``worker`` roles of a multinode component: nil ``replicas`` -> 1 and
+    ``nodeCount - 1``;
+  * ``providerOverride.target`` filled (root, component, leader/worker roles) when the provider
+    context resolves to exactly one target;
+  * on the Grove provider, component ``minAvailable`` nil -> 1.
+DGD create only: annotation ``nvidia.com/workload-provider`` stamped from routing intent (a
+user-supplied value is overwritten), and ``nvidia.com/dynamo-operator-origin-version`` set to the
+operator version when absent. On update the provider is read from the existing annotation; when
+absent it stays unselected (the controller adopts the object later).
+
+DCD create: ``spec.name`` <- ``metadata.name`` when empty.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from dynamo_pulumi.api.v1beta1 import (
+    ComponentRoleSpec,
+    ComponentSpecFields,
+    DynamoComponentDeployment,
+    DynamoComponentDeploymentSharedSpec,
+    DynamoGraphDeployment,
+    ProviderOverride,
+)
+from dynamo_pulumi.constants import (
+    KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
+    KUBE_ANNOTATION_WORKLOAD_PROVIDER,
+    WORKLOAD_PROVIDER_GROVE,
+)
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.pathway import provider_from_intent
+
+Operation = Literal["create", "update"]
+
+ROLE_LEADER = "leader"
+ROLE_WORKER = "worker"
+
+# Provider-override contexts (``provideroverride.Scope``) and the Grove targets they resolve to.
+GROVE_API_VERSION = "grove.io/v1alpha1"
+SCOPE_ROOT = "root"
+SCOPE_COMPONENT = "component"
+SCOPE_ROLES_LEADER = "roles.leader"
+SCOPE_ROLES_WORKER = "roles.worker"
+TARGET_POD_CLIQUE_SET = "PodCliqueSet"
+TARGET_POD_CLIQUE_TEMPLATE_SPEC = "PodCliqueTemplateSpec"
+TARGET_POD_CLIQUE_SCALING_GROUP_CONFIG = "PodCliqueScalingGroupConfig"
+COMPONENT_TYPE_LPX = "lpx"
+
+
+def role_scope(role_name: str) -> str | None:
+    """The provider scope of a role, None for roles that have no provider context (LPX roles)."""
+    return {ROLE_LEADER: SCOPE_ROLES_LEADER, ROLE_WORKER: SCOPE_ROLES_WORKER}.get(role_name)
+
+
+def expected_target(
+    provider: str | None, api_version: str, scope: str, comp: ComponentSpecFields | None
+) -> tuple[str | None, str]:
+    """``ExpectedTarget``: the one target a provider context allows, or (None, the reason).
+
+    Shared by defaulting (fill an empty target) and validation (compare a given one).
+    """
+    if provider != WORKLOAD_PROVIDER_GROVE:
+        return None, f'workload provider "{provider or ""}" does not support provider overrides'
+    if api_version != GROVE_API_VERSION:
+        return None, f'unsupported Grove apiVersion "{api_version}"; supported value is "{GROVE_API_VERSION}"'
+    if scope == SCOPE_ROOT:
+        return TARGET_POD_CLIQUE_SET, ""
+    if comp is None:
+        return None, f'component context is required for scope "{scope}"'
+    if scope == SCOPE_COMPONENT:
+        if comp.uses_pcsg or comp.type == COMPONENT_TYPE_LPX:
+            return TARGET_POD_CLIQUE_SCALING_GROUP_CONFIG, ""
+        return TARGET_POD_CLIQUE_TEMPLATE_SPEC, ""
+    if scope in (SCOPE_ROLES_LEADER, SCOPE_ROLES_WORKER):
+        if not comp.is_multinode:
+            return None, f'scope "{scope}" requires a multinode component'
+        if comp.is_inter_pod_gms:
+            return None, f'scope "{scope}" is not supported for inter-pod GMS components'
+        return TARGET_POD_CLIQUE_TEMPLATE_SPEC, ""
+    return None, f'unsupported provider override scope "{scope}"'
+
+
+def default_graph(
+    dgd: DynamoGraphDeployment, platform: Platform | None = None, operation: Operation = "create"
+) -> DynamoGraphDeployment:
+    """The DGD as the defaulting webhook would store it (input left untouched)."""
+    platform = platform or Platform()
+    annotations = dict(dgd.annotations)
+    provider = _default_workload_provider(dgd, platform, operation, annotations)
+    if operation == "create" and KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION not in annotations:
+        annotations[KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION] = platform.operator_version
+
+    spec_update: dict[str, object] = {}
+    root_po = dgd.spec.provider_override
+    if root_po is not None:
+        spec_update["provider_override"] = _default_target(root_po, provider, SCOPE_ROOT, None)
+    if dgd.spec.components is not None:
+        spec_update["components"] = [_default_component(c, provider) for c in dgd.spec.components]
+
+    metadata = dgd.metadata
+    if annotations != dgd.annotations:
+        metadata = dgd.metadata.model_copy(update={"annotations": annotations})
+    spec = dgd.spec.model_copy(update=spec_update) if spec_update else dgd.spec
+    return dgd.model_copy(update={"metadata": metadata, "spec": spec})
+
+
+def default_component_deployment(dcd: DynamoComponentDeployment) -> DynamoComponentDeployment:
+    """The DCD as its defaulting webhook stores it on CREATE: ``spec.name`` from ``metadata.name``."""
+    if dcd.spec.name or not dcd.name:
+        return dcd.model_copy()
+    spec = dcd.spec.model_copy(update={"name": dcd.name})
+    return dcd.model_copy(update={"spec": spec})
+
+
+def workload_provider_after_defaulting(
+    dgd: DynamoGraphDeployment, platform: Platform, operation: Operation
+) -> str | None:
+    """The provider admission sees: intent on create, the stored annotation on update (or None)."""
+    if operation == "create":
+        return str(provider_from_intent(dgd, platform))
+    return dgd.annotations.get(KUBE_ANNOTATION_WORKLOAD_PROVIDER)
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def _default_workload_provider(
+    dgd: DynamoGraphDeployment, platform: Platform, operation: Operation, annotations: dict[str, str]
+) -> str | None:
+    """Select the provider; on create also stamp it into ``annotations`` (overwriting the user's)."""
+    provider = workload_provider_after_defaulting(dgd, platform, operation)
+    if operation == "create" and provider is not None:
+        annotations[KUBE_ANNOTATION_WORKLOAD_PROVIDER] = provider
+    return provider
+
+
+def _default_component(
+    comp: DynamoComponentDeploymentSharedSpec, provider: str | None
+) -> DynamoComponentDeploymentSharedSpec:
+    update: dict[str, object] = {}
+    if comp.replicas is None:
+        update["replicas"] = 1
+    if provider == WORKLOAD_PROVIDER_GROVE and comp.min_available is None:
+        update["min_available"] = 1
+    if comp.provider_override is not None:
+        po = _default_target(comp.provider_override, provider, SCOPE_COMPONENT, comp)
+        if po is not comp.provider_override:
+            update["provider_override"] = po
+    if comp.roles is not None:
+        roles = [_default_role(r, comp, provider) for r in comp.roles]
+        if any(new is not old for new, old in zip(roles, comp.roles, strict=True)):
+            update["roles"] = roles
+    return comp.model_copy(update=update) if update else comp
+
+
+def _default_role(
+    role: ComponentRoleSpec, comp: ComponentSpecFields, provider: str | None
+) -> ComponentRoleSpec:
+    """Role replicas (multinode leader/worker only) and the role's provider-override target."""
+    update: dict[str, object] = {}
+    if comp.multinode is not None and role.replicas is None:
+        if role.name == ROLE_LEADER:
+            update["replicas"] = 1
+        elif role.name == ROLE_WORKER:
+            update["replicas"] = comp.number_of_nodes - 1
+    scope = role_scope(role.name)
+    if role.provider_override is not None and scope is not None:
+        po = _default_target(role.provider_override, provider, scope, comp)
+        if po is not role.provider_override:
+            update["provider_override"] = po
+    return role.model_copy(update=update) if update else role
+
+
+def _default_target(
+    po: ProviderOverride, provider: str | None, scope: str, comp: ComponentSpecFields | None
+) -> ProviderOverride:
+    """``DefaultTarget``: keep an explicit target; fill it only when the context is unambiguous."""
+    if po.target:
+        return po
+    target, _reason = expected_target(provider, po.api_version, scope, comp)
+    if target is None:
+        return po
+    return po.model_copy(update={"target": target})
