@@ -1,1 +1,129 @@
-"""Backend-specific rewrites of worker pods: vLLM, SGLang, TRT-LLM (rendering-core section 4)."""
+"""Backend-specific rewrites of worker pods: vLLM, SGLang, TRT-LLM (rendering-core section 4).
+
+The pod assembler calls :func:`update_container` on the merged main container (build step 5)
+and :func:`update_pod_spec` on the assembled pod spec (step 14), with one :class:`BackendInput`
+per role. Both mutate only what they are given. Framework selection
+(:func:`select_backend_framework`) follows the operator: only worker-class components get a
+backend; a framework detected from the main command line wins over the explicit one, and the
+two disagreeing is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from dynamo_pulumi.constants import (
+    BACKEND_FRAMEWORK_SGLANG,
+    BACKEND_FRAMEWORK_TRTLLM,
+    BACKEND_FRAMEWORK_VLLM,
+    WORKER_COMPONENT_TYPES,
+)
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.render.backends import sglang, trtllm, vllm
+from dynamo_pulumi.render.backends.base import BackendInput, MultinodeWiring, Role
+from dynamo_pulumi.render.backends.gpus import resolve_gpu_count
+from dynamo_pulumi.render.backends.multinode import grove_wiring, lws_wiring
+from dynamo_pulumi.render.backends.wait_leader import (
+    build_wait_leader_configmap,
+    wait_leader_config_map_name,
+)
+
+__all__ = [
+    "BackendInput",
+    "MultinodeWiring",
+    "Role",
+    "build_wait_leader_configmap",
+    "detect_backend_framework",
+    "grove_wiring",
+    "lws_wiring",
+    "resolve_gpu_count",
+    "select_backend_framework",
+    "update_container",
+    "update_pod_spec",
+    "wait_leader_config_map_name",
+]
+
+_Edit = Callable[[dict[str, Any], BackendInput], None]
+
+_CONTAINER_EDITS: dict[str, _Edit] = {
+    BACKEND_FRAMEWORK_VLLM: vllm.update_container,
+    BACKEND_FRAMEWORK_SGLANG: sglang.update_container,
+    BACKEND_FRAMEWORK_TRTLLM: trtllm.update_container,
+}
+_POD_SPEC_EDITS: dict[str, _Edit] = {
+    BACKEND_FRAMEWORK_VLLM: vllm.update_pod_spec,
+    BACKEND_FRAMEWORK_SGLANG: sglang.update_pod_spec,
+    BACKEND_FRAMEWORK_TRTLLM: trtllm.update_pod_spec,
+}
+
+#: ``python ... -m ... dynamo.<framework>`` within one ``|&;``-free stretch (Go ``\s`` is ASCII).
+_DETECTION_PATTERNS: dict[str, re.Pattern[str]] = {
+    fw: re.compile(rf"python[0-9.]*[\t\n\f\r ]+[^|&;]*-m[\t\n\f\r ]+[^|&;]*dynamo\.{fw}[^|&;]*")
+    for fw in (BACKEND_FRAMEWORK_SGLANG, BACKEND_FRAMEWORK_TRTLLM, BACKEND_FRAMEWORK_VLLM)
+}
+
+
+def update_container(container: dict[str, Any], inp: BackendInput) -> None:
+    """Apply the backend's container rewrite; other frameworks (``""``) change nothing."""
+    edit = _CONTAINER_EDITS.get(inp.framework)
+    if edit is not None:
+        edit(container, inp)
+
+
+def update_pod_spec(pod_spec: dict[str, Any], inp: BackendInput) -> None:
+    """Apply the backend's pod-level additions (wait-for-leader init container, SSH volume)."""
+    edit = _POD_SPEC_EDITS.get(inp.framework)
+    if edit is not None:
+        edit(pod_spec, inp)
+
+
+def _joined_command_line(container: dict[str, Any] | None) -> str:
+    tokens = [*((container or {}).get("command") or []), *((container or {}).get("args") or [])]
+    return " ".join(t for t in tokens if isinstance(t, str))
+
+
+def detect_backend_framework(container: dict[str, Any] | None) -> str | None:
+    """The framework named by ``python -m dynamo.<fw>`` on the command line, or None.
+
+    Two different frameworks on one command line is a RenderError.
+    """
+    line = _joined_command_line(container)
+    found = sorted(fw for fw, pattern in _DETECTION_PATTERNS.items() if pattern.search(line))
+    if len(found) > 1:
+        raise RenderError(
+            f"multiple backend frameworks detected from command: [{' '.join(found)}] in {line!r}"
+        )
+    return found[0] if found else None
+
+
+def select_backend_framework(
+    component_type: str | None, container: dict[str, Any] | None, explicit: str | None
+) -> str:
+    """The backend a component renders with (``determineBackendFramework``); ``""`` = none.
+
+    Detection wins over ``explicit`` and must agree with it; a detection that found two
+    frameworks only fails when there is no explicit value to fall back on.
+    """
+    if component_type not in WORKER_COMPONENT_TYPES:
+        return ""
+    detected: str | None = None
+    detection_error: RenderError | None = None
+    if (container or {}).get("command") or (container or {}).get("args"):
+        try:
+            detected = detect_backend_framework(container)
+        except RenderError as exc:
+            detection_error = exc
+    if detected and explicit and detected != explicit:
+        raise RenderError(
+            f'backend framework mismatch: detected "{detected}" from command but explicitly '
+            f'configured as "{explicit}"'
+        )
+    if detected:
+        return detected
+    if explicit:
+        return explicit
+    if detection_error is not None:
+        raise RenderError(f"could not determine backend framework: {detection_error}")
+    return ""

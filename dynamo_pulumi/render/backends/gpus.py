@@ -1,0 +1,76 @@
+"""How many GPUs one container asks for (``dra.ResolveGPUCount``, ERRATA 8-9).
+
+vLLM decides between a single-node and a distributed launch, and TRT-LLM sizes ``mpirun -n``,
+from this count. Scalar resources win: limits first, then requests; among GPU-like resource
+names the first in sorted order counts, and it must be a whole number. Only when there is no
+scalar GPU does the operator sum the container's DRA claims, which needs the claim templates and
+DeviceClasses from the live cluster; offline the caller must state that count.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from kubernetes.utils import parse_quantity
+
+from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA
+from dynamo_pulumi.errors import RenderError
+
+
+def is_gpu_resource_name(name: str) -> bool:
+    """``isGPUResourceName``: nvidia.com/gpu, gpu, ``*/gpu``, ``*/mig-*``, ``gpu.*`` (any case)."""
+    lowered = name.lower()
+    return (
+        lowered in (KUBE_RESOURCE_GPU_NVIDIA, "gpu")
+        or lowered.endswith("/gpu")
+        or "/mig-" in lowered
+        or lowered.startswith("gpu.")
+    )
+
+
+def _scalar_gpu_count(resource_list: Any, where: str) -> int | None:
+    """The count from the first GPU-like name in sorted order; None when there is none."""
+    if not isinstance(resource_list, dict):
+        return None
+    names = sorted(n for n in resource_list if isinstance(n, str) and is_gpu_resource_name(n))
+    if not names:
+        return None
+    name = names[0]
+    quantity = resource_list[name]
+    path = f"{where}[{name}]"
+    if isinstance(quantity, bool) or not isinstance(quantity, (str, int, float)):
+        raise RenderError("GPU quantity must be a plain value to size the launch", path)
+    try:
+        value = Decimal(parse_quantity(quantity))
+    except ValueError:
+        raise RenderError(f"GPU resource {name!r} quantity {quantity!r} is not a quantity", path) from None
+    if value != value.to_integral_value():
+        raise RenderError(
+            f"GPU resource {name!r} quantity {quantity!r} must be a whole number", path
+        )
+    return int(value)
+
+
+def resolve_gpu_count(container: dict[str, Any] | None) -> int:
+    """The container's GPU count from scalar resources (limits, else requests).
+
+    A container whose only GPUs come from DRA claims cannot be counted offline: that raises a
+    RenderError, and the caller passes the count in ``BackendInput.gpu_count`` instead.
+    """
+    resources = (container or {}).get("resources") or {}
+    if not isinstance(resources, dict):
+        return 0
+    count = 0
+    for key in ("limits", "requests"):
+        scalar = _scalar_gpu_count(resources.get(key), f"resources.{key}")
+        if scalar is not None:
+            count = scalar
+            break
+    if count > 0 or not resources.get("claims"):
+        return count
+    raise RenderError(
+        "cannot resolve GPU ResourceClaims without a Kubernetes client; "
+        "state the container's GPU count explicitly",
+        "resources.claims",
+    )
