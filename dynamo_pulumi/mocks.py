@@ -1,0 +1,149 @@
+"""Run a Pulumi program in-process under ``pulumi.runtime.set_mocks`` and record what it registers.
+
+Used by ``dynamo-pulumi preview``, the benchmark and the tests. The standard mock monitor hands
+``Mocks.new_resource`` only the type, name and inputs; to check parents, providers and resource
+options we keep the whole registration request.
+
+Every run happens in a fresh ``contextvars.Context``: the Pulumi runtime keeps its settings and
+root stack resource in context variables, so nothing leaks from one run (or test) to the next.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi.runtime import Mocks, rpc, set_mocks
+from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
+from pulumi.runtime.stack import wait_for_rpcs
+from pulumi.runtime.sync_await import _sync_await
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+UNKNOWN_TEXT = "(unknown)"
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One resource as the engine would have received it."""
+
+    urn: str
+    type: str
+    name: str
+    parent_urn: str
+    custom: bool
+    provider: str
+    providers: dict[str, str]
+    inputs: dict[str, Any]
+    ignore_changes: tuple[str, ...]
+    replace_on_changes: tuple[str, ...]
+    delete_before_replace: bool
+
+    @property
+    def parent_name(self) -> str:
+        return self.parent_urn.rsplit("::", 1)[-1] if self.parent_urn else ""
+
+    @property
+    def parent_type(self) -> str:
+        if not self.parent_urn:
+            return ""
+        return self.parent_urn.split("::")[2].split("$")[-1]
+
+    @property
+    def object_name(self) -> str:
+        """``metadata.name`` of a Kubernetes object ("" for components and providers)."""
+        metadata = self.inputs.get("metadata") or {}
+        value = metadata.get("name") if isinstance(metadata, dict) else None
+        return value if isinstance(value, str) else ""
+
+
+@dataclass
+class Recording:
+    """Registrations in the order the program made them."""
+
+    resources: list[Registration] = field(default_factory=list)
+
+    def by_type(self, type_: str) -> list[Registration]:
+        return [r for r in self.resources if r.type == type_]
+
+    def named(self, name: str) -> Registration:
+        return next(r for r in self.resources if r.name == name)
+
+    def children_of(self, urn: str) -> list[Registration]:
+        return [r for r in self.resources if r.parent_urn == urn]
+
+
+class DynamoMocks(Mocks):
+    """Kubernetes objects get ``namespace/name`` ids and echo their inputs as state."""
+
+    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if not args.custom:
+            return None, {}
+        metadata = args.inputs.get("metadata") or {}
+        if isinstance(metadata, dict) and metadata.get("name"):
+            ns = metadata.get("namespace")
+            return (f"{ns}/{metadata['name']}" if ns else str(metadata["name"])), dict(args.inputs)
+        return f"{args.name}-id", dict(args.inputs)
+
+    def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        return {}, None
+
+
+class RecordingMonitor(MockMonitor):
+    """The standard mock monitor, remembering each full registration request."""
+
+    def __init__(self, mocks: Mocks, recording: Recording) -> None:
+        super().__init__(mocks)
+        self.recording = recording
+
+    def RegisterResource(self, request: Any) -> Any:
+        response = super().RegisterResource(request)
+        if request.type != STACK_TYPE:
+            self.recording.resources.append(
+                Registration(
+                    urn=self.make_urn(request.parent, request.type, request.name),
+                    type=request.type,
+                    name=request.name,
+                    parent_urn=request.parent,
+                    custom=bool(request.custom),
+                    provider=request.provider,
+                    providers=dict(request.providers),
+                    inputs=rpc.deserialize_properties(request.object, keep_unknowns=True),
+                    ignore_changes=tuple(request.ignoreChanges),
+                    replace_on_changes=tuple(request.replaceOnChanges),
+                    delete_before_replace=bool(request.deleteBeforeReplace),
+                )
+            )
+        return response
+
+
+def _session(program: Callable[[], Any], preview: bool, recording: Recording, project: str, stack: str) -> Any:
+    monitor = RecordingMonitor(DynamoMocks(), recording)
+    set_mocks(DynamoMocks(), project=project, stack=stack, preview=preview, monitor=monitor)
+    error: BaseException | None = None
+    result = None
+    try:
+        result = program()
+    except BaseException as exc:  # re-raised once the runtime has drained
+        error = exc
+    _sync_await(wait_for_rpcs())
+    if error is not None:
+        raise error
+    return result
+
+
+def run_program(
+    program: Callable[[], Any],
+    preview: bool = True,
+    project: str = "dynamo",
+    stack: str = "dev",
+) -> tuple[Recording, Any]:
+    """Run ``program`` under mocks; returns what it registered and what it returned."""
+    recording = Recording()
+    result = contextvars.Context().run(_session, program, preview, recording, project, stack)
+    return recording, result
+
+
+def is_unknown(value: Any) -> bool:
+    return value is rpc.UNKNOWN or (isinstance(value, str) and value == rpc.UNKNOWN)

@@ -1,0 +1,107 @@
+"""One rendered object (a plain dict) -> one Pulumi resource, with the options its kind needs.
+
+Built-in kinds use the typed ``pulumi_kubernetes`` classes (so the provider applies its own await
+and force-new logic to them); anything the typed SDK does not know (PodCliqueSet,
+LeaderWorkerSet, InferencePool, VirtualService, DestinationRule, DGDSA, ...) becomes an
+``apiextensions.CustomResource``. ``metadata.name`` is always the operator's name: nothing is
+auto-named.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from functools import cache
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from dynamo_pulumi.resources.options import delete_before_replace, replace_on_changes
+from dynamo_pulumi.resources.plan import PlannedObject
+from dynamo_pulumi.resources.unknowns import OutputTable, restore
+
+#: API group -> pulumi_kubernetes module (the typed SDK's package layout).
+_GROUP_MODULES: dict[str, str] = {
+    "": "core",
+    "apps": "apps",
+    "batch": "batch",
+    "autoscaling": "autoscaling",
+    "policy": "policy",
+    "rbac.authorization.k8s.io": "rbac",
+    "networking.k8s.io": "networking",
+    "resource.k8s.io": "resource",
+    "scheduling.k8s.io": "scheduling",
+    "storage.k8s.io": "storage",
+    "coordination.k8s.io": "coordination",
+    "discovery.k8s.io": "discovery",
+}
+
+_HEADER = ("apiVersion", "kind")
+
+
+def _split_api_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+@cache
+def typed_class(api_version: str, kind: str) -> type[pulumi.CustomResource] | None:
+    """The typed ``pulumi_kubernetes`` class of a built-in kind, or None for custom resources."""
+    group, version = _split_api_version(api_version)
+    package = _GROUP_MODULES.get(group)
+    if package is None:
+        return None
+    try:
+        module = importlib.import_module(f"pulumi_kubernetes.{package}.{version}")
+    except ModuleNotFoundError:
+        return None
+    cls = getattr(module, kind, None)
+    return cls if isinstance(cls, type) and issubclass(cls, pulumi.CustomResource) else None
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _typed_kwargs(obj: dict[str, Any]) -> dict[str, Any]:
+    """Top-level fields as the typed class's keyword arguments (``roleRef`` -> ``role_ref``)."""
+    return {_snake(key): value for key, value in obj.items() if key not in _HEADER}
+
+
+def _custom_kwargs(obj: dict[str, Any]) -> dict[str, Any]:
+    rest = {key: value for key, value in obj.items() if key not in (*_HEADER, "metadata")}
+    return {"api_version": obj["apiVersion"], "kind": obj["kind"], "metadata": obj.get("metadata"), **rest}
+
+
+def child_options(
+    planned: PlannedObject,
+    parent: pulumi.Resource,
+    ignore_changes: list[str] | None = None,
+    depends_on: list[pulumi.Resource] | None = None,
+) -> pulumi.ResourceOptions:
+    """Parent, replacement and ignore rules for one object (providers flow from the parent)."""
+    replace = replace_on_changes(planned.api_version, planned.kind)
+    return pulumi.ResourceOptions(
+        parent=parent,
+        ignore_changes=list(ignore_changes) if ignore_changes else None,
+        replace_on_changes=replace or None,
+        delete_before_replace=delete_before_replace(planned.api_version, planned.kind) or None,
+        depends_on=depends_on or None,
+    )
+
+
+def register(
+    planned: PlannedObject,
+    parent: pulumi.Resource,
+    outputs: OutputTable,
+    ignore_changes: list[str] | None = None,
+    depends_on: list[pulumi.Resource] | None = None,
+) -> pulumi.CustomResource:
+    """Create the Pulumi resource for one planned object, Outputs restored at their leaves."""
+    obj = restore(planned.obj, outputs)
+    opts = child_options(planned, parent, ignore_changes, depends_on)
+    cls = typed_class(planned.api_version, planned.kind)
+    if cls is not None:
+        return cls(planned.pulumi_name, opts=opts, **_typed_kwargs(obj))
+    return k8s.apiextensions.CustomResource(planned.pulumi_name, opts=opts, **_custom_kwargs(obj))

@@ -1,0 +1,167 @@
+"""The two Pulumi ComponentResources: ``DynamoGraphDeployment`` and ``DynamoComponentDeployment``.
+
+Order matters: the spec is loaded, validated and rendered *before* ``super().__init__``, so an
+invalid graph raises its GraphValidationError and nothing at all is registered (not even the
+component). After that, registration is a straight walk over the plan: graph-level objects under
+the DGD, one DCD per component, the component's objects under its DCD. Providers given to the
+DGD (``provider=`` or ``providers=``) reach every child through Pulumi's parent chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pulumi
+
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.resources.children import register
+from dynamo_pulumi.resources.options import REPLICA_PATHS, scaled_pcs_paths
+from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
+from dynamo_pulumi.resources.placement import GpuPlacement
+from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject, SpecSource, plan_graph
+
+DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
+DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
+
+PlatformSource = Platform | Mapping[str, Any] | str | Path | None
+
+
+def _component_ignores(planned: PlannedObject, component: ComponentPlan) -> list[str]:
+    """With a scaling adapter an autoscaler owns the workload's replicas: Pulumi must not fight it."""
+    if component.scaling_adapter and planned.kind in REPLICA_PATHS:
+        return [REPLICA_PATHS[planned.kind]]
+    return []
+
+
+def _graph_ignores(planned: PlannedObject, plan: GraphPlan) -> list[str]:
+    if planned.kind != "PodCliqueSet":
+        return []
+    paths: list[str] = []
+    for component in plan.components:
+        if component.scaling_adapter:
+            paths.extend(scaled_pcs_paths(planned.obj, component.name))
+    return paths
+
+
+def _with_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
+    """A ``provider=`` on a component has no effect in Pulumi; treat it as ``providers=[...]``."""
+    if opts is None or opts.provider is None:
+        return opts
+    providers = opts.providers
+    if isinstance(providers, Mapping):
+        providers = list(providers.values())
+    merged = [*(providers or []), opts.provider]
+    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers=merged))
+
+
+class DynamoComponentDeployment(pulumi.ComponentResource):
+    """One Dynamo component: its workload (Deployment, LeaderWorkerSet) and its Services."""
+
+    workload_kind: pulumi.Output[str]
+    workload_names: pulumi.Output[list[str]]
+    service_name: pulumi.Output[str | None]
+    replicas: pulumi.Output[int]
+    gpus: pulumi.Output[int]
+
+    def __init__(
+        self,
+        name: str,
+        spec: SpecSource | None = None,
+        namespace: str | None = None,
+        platform: PlatformSource = None,
+        placement: GpuPlacement | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        _plan: GraphPlan | None = None,
+        _component: ComponentPlan | None = None,
+    ) -> None:
+        standalone = _plan is None
+        if standalone:
+            if spec is None:
+                raise TypeError("DynamoComponentDeployment needs a spec")
+            _plan = plan_graph(spec, platform, namespace, name, placement)
+            _component = _plan.components[0]
+        assert _plan is not None and _component is not None
+        self.plan = _plan
+        self.component = _component
+        super().__init__(DCD_TYPE, name, None, _with_provider(opts) if standalone else opts)
+        if standalone:  # a standalone DCD owns what would otherwise be graph-level
+            for planned in _plan.graph_objects:
+                register(planned, self, _plan.outputs, _graph_ignores(planned, _plan))
+        self.resources = [
+            register(planned, self, _plan.outputs, _component_ignores(planned, _component))
+            for planned in _component.objects
+        ]
+        self.summary = summarize_component(_component, _plan)
+        self._export(self.summary)
+
+    def _export(self, summary: ComponentSummary) -> None:
+        self.workload_kind = pulumi.Output.from_input(summary.workload_kind)
+        self.workload_names = pulumi.Output.from_input(summary.workload_names)
+        self.service_name = pulumi.Output.from_input(summary.service_name)
+        self.replicas = pulumi.Output.from_input(summary.replicas)
+        self.gpus = pulumi.Output.from_input(summary.gpus)
+        self.register_outputs(
+            {
+                "workloadKind": self.workload_kind,
+                "workloadNames": self.workload_names,
+                "serviceName": self.service_name,
+                "replicas": self.replicas,
+                "gpus": self.gpus,
+            }
+        )
+
+
+class DynamoGraphDeployment(pulumi.ComponentResource):
+    """A whole Dynamo inference graph, expanded into what the operator would create."""
+
+    dynamo_namespace: pulumi.Output[str]
+    frontend_url: pulumi.Output[str | None]
+    total_gpus: pulumi.Output[int]
+    component_outputs: pulumi.Output[dict[str, Any]]
+
+    def __init__(
+        self,
+        name: str,
+        spec: SpecSource | GraphPlan,
+        namespace: str | None = None,
+        platform: PlatformSource = None,
+        placement: GpuPlacement | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan."""
+        plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+        self.plan = plan
+        for warning in plan.warnings:
+            pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
+        super().__init__(DGD_TYPE, name, None, _with_provider(opts))
+        self.graph_resources = [
+            register(planned, self, plan.outputs, _graph_ignores(planned, plan)) for planned in plan.graph_objects
+        ]
+        self.components: dict[str, DynamoComponentDeployment] = {
+            component.name: DynamoComponentDeployment(
+                component.pulumi_name,
+                opts=pulumi.ResourceOptions(parent=self),
+                _plan=plan,
+                _component=component,
+            )
+            for component in plan.components
+        }
+        summary = summarize(plan)
+        self.summary = summary
+        self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
+        self.frontend_url = pulumi.Output.from_input(summary.frontend_url)
+        self.total_gpus = pulumi.Output.from_input(summary.total_gpus)
+        self.component_outputs = pulumi.Output.from_input(
+            {name: s.as_dict() for name, s in summary.components.items()}
+        )
+        self.register_outputs(
+            {
+                "dynamoNamespace": self.dynamo_namespace,
+                "frontendUrl": self.frontend_url,
+                "totalGpus": self.total_gpus,
+                "components": self.component_outputs,
+            }
+        )

@@ -1,0 +1,181 @@
+"""What a deployed graph tells its Pulumi program: workload kinds and names, Service names,
+replicas, GPUs, the Dynamo namespace and the frontend URL.
+
+Everything is computed from the plan (the rendered objects), so preview knows these values
+before anything exists, and they are exactly what the cluster will be asked to run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dynamo_pulumi.constants import (
+    COMPONENT_TYPE_FRONTEND,
+    DYNAMO_SERVICE_PORT,
+    KUBE_LABEL_DYNAMO_COMPONENT,
+    KUBE_LABEL_DYNAMO_NAMESPACE,
+)
+from dynamo_pulumi.naming import component_service_name, dynamo_namespace
+from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
+
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "LeaderWorkerSet", "PodCliqueSet")
+
+
+@dataclass(frozen=True)
+class ComponentSummary:
+    """Per component outputs (issue 5, item 5)."""
+
+    component: str
+    workload_kind: str
+    workload_names: list[str]
+    service_name: str | None
+    replicas: int
+    gpus: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "workloadKind": self.workload_kind,
+            "workloadNames": list(self.workload_names),
+            "serviceName": self.service_name,
+            "replicas": self.replicas,
+            "gpus": self.gpus,
+        }
+
+
+@dataclass(frozen=True)
+class GraphSummary:
+    dynamo_namespace: str
+    frontend_url: str | None
+    total_gpus: int
+    components: dict[str, ComponentSummary] = field(default_factory=dict)
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def pod_gpus(pod_spec: Mapping[str, Any] | None) -> int:
+    """GPUs one pod asks for: the ``*/gpu`` limits (or requests) of its regular containers."""
+    total = 0
+    for container in (pod_spec or {}).get("containers") or []:
+        resources = container.get("resources") or {}
+        amounts = resources.get("limits") or resources.get("requests") or {}
+        total += sum(_int(v) for k, v in amounts.items() if str(k).endswith("/gpu"))
+    return total
+
+
+def _template_spec(template: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return (template or {}).get("spec") or {}
+
+
+def _pods_of_workload(obj: Mapping[str, Any], component: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
+    """(pod count, pod spec) pairs the workload runs for ``component``."""
+    spec = obj.get("spec") or {}
+    kind = obj.get("kind")
+    replicas = _int(spec.get("replicas", 1))
+    if kind in ("Deployment", "StatefulSet"):
+        yield replicas, _template_spec(spec.get("template"))
+    elif kind == "LeaderWorkerSet":
+        lwt = spec.get("leaderWorkerTemplate") or {}
+        size = max(_int(lwt.get("size", 1)), 1)
+        worker = _template_spec(lwt.get("workerTemplate"))
+        leader = _template_spec(lwt.get("leaderTemplate")) if lwt.get("leaderTemplate") else worker
+        yield replicas, leader
+        yield replicas * (size - 1), worker
+    elif kind == "PodCliqueSet":
+        yield from _pods_of_pcs(spec, component, replicas)
+
+
+def _pods_of_pcs(spec: Mapping[str, Any], component: str, pcs_replicas: int) -> Iterable[tuple[int, Mapping[str, Any]]]:
+    template = spec.get("template") or {}
+    group_of: dict[str, int] = {}
+    for group in template.get("podCliqueScalingGroups") or []:
+        for clique in group.get("cliqueNames") or []:
+            group_of[clique] = _int(group.get("replicas", 1)) or 1
+    for clique in template.get("cliques") or []:
+        if (clique.get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) != component:
+            continue
+        clique_spec = clique.get("spec") or {}
+        count = pcs_replicas * group_of.get(clique.get("name", ""), 1) * _int(clique_spec.get("replicas", 1))
+        yield count, clique_spec.get("podSpec") or {}
+
+
+def _component_workloads(component: ComponentPlan, graph_objects: list[PlannedObject]) -> list[PlannedObject]:
+    own = [o for o in component.objects if o.kind in WORKLOAD_KINDS]
+    if own:
+        return own
+    return [o for o in graph_objects if o.kind == "PodCliqueSet"]
+
+
+def _service_name(component: ComponentPlan) -> str | None:
+    services = [o.name for o in component.objects if o.kind == "Service"]
+    preferred = component_service_name(component.dcd_name)
+    if preferred in services:
+        return preferred
+    return services[0] if services else None
+
+
+def _replicas(component: ComponentPlan, plan: GraphPlan) -> int:
+    if component.dcd is not None and "replicas" in (component.dcd.get("spec") or {}):
+        return _int(component.dcd["spec"]["replicas"])
+    graph = plan.graph
+    spec = graph.spec if plan.kind != "DynamoGraphDeployment" else graph.spec.component(component.name)  # type: ignore[union-attr]
+    return spec.effective_replicas if spec is not None else 1
+
+
+def summarize_component(component: ComponentPlan, plan: GraphPlan) -> ComponentSummary:
+    workloads = _component_workloads(component, plan.graph_objects)
+    gpus = sum(count * pod_gpus(pod) for w in workloads for count, pod in _pods_of_workload(w.obj, component.name))
+    return ComponentSummary(
+        component=component.name,
+        workload_kind=workloads[0].kind if workloads else "",
+        workload_names=[w.name for w in workloads],
+        service_name=_service_name(component),
+        replicas=_replicas(component, plan),
+        gpus=gpus,
+    )
+
+
+def _dynamo_namespace(plan: GraphPlan) -> str:
+    for planned in plan.all_objects():
+        for labels in _template_label_sets(planned.obj):
+            value = labels.get(KUBE_LABEL_DYNAMO_NAMESPACE)
+            if isinstance(value, str) and value:
+                return value
+    return dynamo_namespace(plan.namespace, plan.name)
+
+
+def _template_label_sets(obj: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
+    spec = obj.get("spec") or {}
+    yield ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+    for clique in (spec.get("template") or {}).get("cliques") or []:
+        yield clique.get("labels") or {}
+
+
+def _frontend_url(plan: GraphPlan, summaries: Mapping[str, ComponentSummary]) -> str | None:
+    for component in plan.components:
+        if component.type != COMPONENT_TYPE_FRONTEND:
+            continue
+        service = next((o for o in component.objects if o.kind == "Service"), None)
+        if service is None:
+            return None
+        ports = (service.obj.get("spec") or {}).get("ports") or [{}]
+        port = _int(ports[0].get("port", DYNAMO_SERVICE_PORT)) or DYNAMO_SERVICE_PORT
+        ns = (service.obj.get("metadata") or {}).get("namespace") or plan.namespace
+        return f"http://{service.name}.{ns}.svc.cluster.local:{port}"
+    return None
+
+
+def summarize(plan: GraphPlan) -> GraphSummary:
+    summaries = {c.name: summarize_component(c, plan) for c in plan.components}
+    return GraphSummary(
+        dynamo_namespace=_dynamo_namespace(plan),
+        frontend_url=_frontend_url(plan, summaries),
+        total_gpus=sum(s.gpus for s in summaries.values()),
+        components=summaries,
+    )

@@ -1,0 +1,333 @@
+"""From a user's spec to a *plan*: the validated graph, its rendered objects grouped by owner,
+and stable Pulumi names for each. Pure (no Pulumi registration), so the ComponentResources,
+``preview`` and ``diff`` all see exactly the same objects under exactly the same names.
+
+Ownership follows the operator: objects of one component (its workload, Services, ingress,
+scaling adapter) belong to that component's DynamoComponentDeployment; graph-wide objects (RBAC,
+ConfigMaps, InferencePool, the Grove PodCliqueSet) belong to the graph. When the renderer says
+which component an object belongs to we use that; otherwise the ``nvidia.com/dynamo-component``
+label decides.
+
+Pulumi names are the operator's object names with the worker hash taken out, prefixed with the
+namespace (the ``namespace/name`` convention of pulumi-kubernetes' ``yaml/v2``). A worker change
+therefore keeps the Pulumi name and changes ``metadata.name``: the provider replaces the object,
+creating the new hash-named workload before deleting the old one.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import (
+    DCD_KIND,
+    DGD_KIND,
+    DynamoComponentDeployment,
+    DynamoGraphDeployment,
+)
+from dynamo_pulumi.constants import (
+    KUBE_LABEL_DYNAMO_COMPONENT,
+    KUBE_LABEL_DYNAMO_WORKER_HASH,
+)
+from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.resources.placement import GpuPlacement
+from dynamo_pulumi.resources.unknowns import OutputTable, park
+
+GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
+SpecSource = GraphModel | Mapping[str, Any] | str | Path
+
+#: Kinds that always belong to the graph, whatever their labels say (issue 5, item 2).
+GRAPH_LEVEL_KINDS = frozenset(
+    {
+        "PodCliqueSet",
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "InferencePool",
+        "HTTPRoute",
+    }
+)
+#: Kinds without a namespace (their Pulumi name has no namespace prefix).
+CLUSTER_SCOPED_KINDS = frozenset(
+    {"ClusterRole", "ClusterRoleBinding", "Namespace", "PersistentVolume", "StorageClass", "DeviceClass"}
+)
+
+
+@dataclass
+class PlannedObject:
+    """One object to create, with its stable Pulumi name."""
+
+    obj: dict[str, Any]
+    pulumi_name: str
+
+    @property
+    def api_version(self) -> str:
+        return str(self.obj.get("apiVersion", ""))
+
+    @property
+    def kind(self) -> str:
+        return str(self.obj.get("kind", ""))
+
+    @property
+    def name(self) -> str:
+        return str((self.obj.get("metadata") or {}).get("name", ""))
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Identity as Pulumi sees it: type and logical name."""
+        return (self.api_version, self.kind, self.pulumi_name)
+
+
+@dataclass
+class ComponentPlan:
+    """One component: its DCD document (if the pathway has one) and the objects it owns."""
+
+    name: str
+    type: str | None
+    dcd_name: str
+    pulumi_name: str
+    dcd: dict[str, Any] | None = None
+    worker_hash: str = ""
+    scaling_adapter: bool = False
+    objects: list[PlannedObject] = field(default_factory=list)
+
+
+@dataclass
+class GraphPlan:
+    """Everything a DGD (or a standalone DCD) creates."""
+
+    kind: str
+    name: str
+    namespace: str
+    graph: GraphModel
+    platform: Platform
+    components: list[ComponentPlan]
+    graph_objects: list[PlannedObject]
+    outputs: OutputTable = field(default_factory=OutputTable)
+    warnings: list[str] = field(default_factory=list)
+
+    def all_objects(self) -> list[PlannedObject]:
+        found = list(self.graph_objects)
+        for component in self.components:
+            found.extend(component.objects)
+        return found
+
+    def component(self, name: str) -> ComponentPlan | None:
+        return next((c for c in self.components if c.name == name), None)
+
+
+# --- loading ----------------------------------------------------------------------------------------
+
+
+def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
+    """The spec as something :func:`load_graph` reads, with Outputs parked as tokens."""
+    if isinstance(spec, (DynamoGraphDeployment, DynamoComponentDeployment)):
+        return park(spec.to_wire(), table)
+    if isinstance(spec, Path):
+        return spec
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, Mapping):
+        if "apiVersion" in spec or "kind" in spec:
+            return park(dict(spec), table)
+        # A bare DGD spec (``{"components": [...]}``): wrap it under the resource's name.
+        return {
+            "apiVersion": "nvidia.com/v1beta1",
+            "kind": DGD_KIND,
+            "metadata": {"name": name},
+            "spec": park(dict(spec), table, "spec"),
+        }
+    raise InputError(f"spec must be a model, a mapping or a YAML file path, not {type(spec).__name__}")
+
+
+def load_spec(spec: SpecSource, name: str = "") -> tuple[GraphModel, OutputTable]:
+    """The graph model of ``spec`` (v1alpha1 converted) and the Outputs parked in it."""
+    from dynamo_pulumi.loading import load_graph
+
+    table = OutputTable()
+    graph = load_graph(_as_document(spec, name, table))
+    if not graph.metadata.name:
+        if not name:
+            raise InputError("the graph has no metadata.name")
+        graph.metadata.name = name
+    return graph, table
+
+
+def _placed(graph: GraphModel, placement: GpuPlacement, table: OutputTable) -> GraphModel:
+    """The graph with the GPU placement written into its GPU components' pod templates."""
+    from dynamo_pulumi.loading import load_graph
+
+    wire = graph.to_wire()
+    placement.apply(wire)
+    return load_graph(park(wire, table))
+
+
+def validate_graph(graph: GraphModel, platform: Platform) -> list[str]:
+    """Admission parity: raises GraphValidationError with every field error; returns warnings."""
+    from dynamo_pulumi import validation
+
+    check = getattr(validation, "check", None)
+    if check is None:  # validation package still being assembled in this tree
+        return []
+    result = check(graph, platform)
+    warnings = getattr(result, "warnings", None)
+    return list(warnings) if isinstance(warnings, list) else []
+
+
+# --- grouping ---------------------------------------------------------------------------------------
+
+
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+def _worker_hash_of(dcd: Mapping[str, Any] | None) -> str:
+    if not dcd:
+        return ""
+    labels = dict(_labels(dcd))
+    template_labels = (((dcd.get("spec") or {}).get("podTemplate") or {}).get("metadata") or {}).get("labels") or {}
+    value = labels.get(KUBE_LABEL_DYNAMO_WORKER_HASH) or template_labels.get(KUBE_LABEL_DYNAMO_WORKER_HASH) or ""
+    return "" if value == "legacy" else str(value)
+
+
+def stable_name(object_name: str, worker_hash: str) -> str:
+    """The object name with the worker hash taken out (``g-decode-1a2b3c4d-0`` -> ``g-decode-0``)."""
+    if worker_hash and f"-{worker_hash}" in object_name:
+        return object_name.replace(f"-{worker_hash}", "", 1)
+    return object_name
+
+
+def pulumi_name(obj: Mapping[str, Any], worker_hash: str, namespace: str) -> str:
+    name = stable_name(str((obj.get("metadata") or {}).get("name", "")), worker_hash)
+    if obj.get("kind") in CLUSTER_SCOPED_KINDS:
+        return name
+    ns = (obj.get("metadata") or {}).get("namespace") or namespace
+    return f"{ns}/{name}"
+
+
+def _owner_from_result(result: Any) -> Any:
+    """The renderer's own object -> component map, when it provides one."""
+    for attr in ("owners", "component_of", "owner_of", "object_components"):
+        value = getattr(result, attr, None)
+        if value is not None:
+            return value
+    return None
+
+
+def _owner_of(obj: Mapping[str, Any], index: int, explicit: Any, components: Mapping[str, ComponentPlan]) -> str | None:
+    if explicit is not None:
+        try:
+            owner = explicit[index]
+        except (IndexError, KeyError, TypeError):
+            owner = None
+        if owner in components:
+            return owner
+        if explicit is not None and owner is None and isinstance(explicit, list):
+            return None
+    if obj.get("kind") in GRAPH_LEVEL_KINDS:
+        return None
+    component = _labels(obj).get(KUBE_LABEL_DYNAMO_COMPONENT)
+    return component if component in components else None
+
+
+def _ensure_namespace(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
+    if obj.get("kind") in CLUSTER_SCOPED_KINDS:
+        return obj
+    metadata = obj.setdefault("metadata", {})
+    metadata.setdefault("namespace", namespace)
+    return obj
+
+
+def _component_plans(graph: GraphModel, dcds: list[dict[str, Any]], namespace: str) -> dict[str, ComponentPlan]:
+    """One plan per component of the graph, joined with its DCD document when rendered."""
+    by_component: dict[str, dict[str, Any]] = {}
+    for dcd in dcds:
+        spec = dcd.get("spec") or {}
+        by_component[str(spec.get("name") or _labels(dcd).get(KUBE_LABEL_DYNAMO_COMPONENT, ""))] = dcd
+    if isinstance(graph, DynamoComponentDeployment):
+        entries = [(graph.spec.name or graph.name, graph.spec)]
+    else:
+        entries = [(c.name, c) for c in graph.components]
+    plans: dict[str, ComponentPlan] = {}
+    for name, spec in entries:
+        dcd = by_component.get(name)
+        worker_hash = _worker_hash_of(dcd)
+        if dcd is not None:
+            dcd_name = str(dcd["metadata"]["name"])
+        elif isinstance(graph, DynamoComponentDeployment):
+            dcd_name = graph.name
+        else:
+            dcd_name = f"{graph.name}-{name.lower()}"
+        plans[name] = ComponentPlan(
+            name=name,
+            type=spec.type,
+            dcd_name=dcd_name,
+            pulumi_name=f"{namespace}/{stable_name(dcd_name, worker_hash)}",
+            dcd=dcd,
+            worker_hash=worker_hash,
+            scaling_adapter=spec.scaling_adapter is not None,
+        )
+    return plans
+
+
+def plan_from_rendered(
+    graph: GraphModel,
+    objects: list[dict[str, Any]],
+    components: list[dict[str, Any]],
+    namespace: str,
+    platform: Platform | None = None,
+    owners: Any = None,
+) -> GraphPlan:
+    """Group rendered objects under their components and name them for Pulumi."""
+    plans = _component_plans(graph, components, namespace)
+    graph_objects: list[PlannedObject] = []
+    dcd_names = {p.dcd_name for p in plans.values()}
+    for index, original in enumerate(objects):
+        if original.get("kind") == DCD_KIND and (original.get("metadata") or {}).get("name") in dcd_names:
+            continue  # DCD documents are the ComponentResources themselves, not children.
+        obj = _ensure_namespace(copy.deepcopy(original), namespace)
+        owner = _owner_of(obj, index, owners, plans)
+        worker_hash = plans[owner].worker_hash if owner else str(_labels(obj).get(KUBE_LABEL_DYNAMO_WORKER_HASH, ""))
+        planned = PlannedObject(obj, pulumi_name(obj, worker_hash, namespace))
+        (plans[owner].objects if owner else graph_objects).append(planned)
+    return GraphPlan(
+        kind=graph.kind,
+        name=graph.name,
+        namespace=namespace,
+        graph=graph,
+        platform=platform or Platform(),
+        components=list(plans.values()),
+        graph_objects=graph_objects,
+    )
+
+
+def plan_graph(
+    spec: SpecSource,
+    platform: Platform | Mapping[str, Any] | str | Path | None = None,
+    namespace: str | None = None,
+    name: str = "",
+    placement: GpuPlacement | None = None,
+) -> GraphPlan:
+    """Load, validate and render ``spec`` into a plan. Raises before anything is registered."""
+    from dynamo_pulumi.render import render_graph
+
+    resolved = load_platform(platform)  # type: ignore[arg-type]
+    graph, table = load_spec(spec, name)
+    if placement is not None:
+        graph = _placed(graph, placement, table)
+    ns = namespace or graph.metadata.namespace or "default"
+    warnings = validate_graph(graph, resolved)
+    result = render_graph(graph, platform=resolved, namespace=ns)
+    plan = plan_from_rendered(
+        graph, list(result.objects), list(result.components), ns, resolved, _owner_from_result(result)
+    )
+    plan.outputs = table
+    plan.warnings = warnings
+    return plan
