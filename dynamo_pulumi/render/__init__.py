@@ -1,0 +1,262 @@
+"""The renderer: a DGD or DCD in, the Kubernetes objects the Dynamo operator would create out.
+
+``render_graph`` is pure and deterministic: no clock, environment, network or randomness, and the
+same input gives byte-identical output. Leaves the operator never reads (images, env values, node
+selectors, secret names, ...) are passed through as the same objects, so ``pulumi.Output`` values
+may sit there.
+
+Pipeline (component pathway, rendering-core section 0):
+
+1. defaulting, as the mutating webhooks would store the object (origin version, replicas, ...);
+2. DGD only: the workload provider; Grove graphs go to :mod:`dynamo_pulumi.render.grove`;
+3. DGD only: the worker hash, then one DCD per component (:mod:`.graph`);
+4. per DCD: the DCD controller's objects (Deployment or LeaderWorkerSet, Services, Ingress, ...);
+5. DGD only: the DGD controller's shared objects (RBAC, EPP objects, ConfigMaps, adapters).
+
+What we leave out on purpose: the operator's sync bookkeeping annotations
+(``nvidia.com/last-applied-hash``/``-generation``) and owner references (the Pulumi layer parents
+resources itself, and UIDs do not exist before creation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.constants import (
+    KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE,
+    KUBE_LABEL_DYNAMO_WORKER_HASH,
+)
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.graph import component_backend_framework, generate_component_deployments
+from dynamo_pulumi.render.objects import dcd_meta
+from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
+from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
+from dynamo_pulumi.render.worker_hash import compute_worker_hash
+
+DEFAULT_NAMESPACE = "default"
+KUBE_DISCOVERY_MODE_POD = "pod"
+
+Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What a graph renders to.
+
+    ``objects`` are the objects created in the cluster, in a stable order: graph-level objects
+    first, then each component's objects in component order. ``owners[i]`` names the component
+    (DGD ``spec.components[].name``, or the DCD's component name) that owns ``objects[i]``, or is
+    ``None`` for graph-level objects. ``components`` are the DCD documents of a DGD's expansion
+    (empty for a standalone DCD, which is itself the component).
+    """
+
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    components: list[dict[str, Any]] = field(default_factory=list)
+    owners: list[str | None] = field(default_factory=list)
+    pathway: str = "component"
+    worker_hash: str = ""
+
+    def graph_objects(self) -> list[dict[str, Any]]:
+        """Objects the graph owns directly (RBAC, EPP objects, shared ConfigMaps, adapters)."""
+        return [o for o, owner in zip(self.objects, self.owners, strict=True) if owner is None]
+
+    def objects_by_component(self) -> dict[str, list[dict[str, Any]]]:
+        """Each component's own objects, keyed by component name, in component order."""
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for obj, owner in zip(self.objects, self.owners, strict=True):
+            if owner is not None:
+                grouped.setdefault(owner, []).append(obj)
+        return grouped
+
+    def component_document(self, component: str) -> dict[str, Any] | None:
+        """The DCD document generated for a component (None for a standalone DCD)."""
+        return next((d for d in self.components if dcd_meta.component_name(d) == component), None)
+
+
+# --- pod templates --------------------------------------------------------------------------------
+
+
+def _pod_template_builder() -> Any:
+    try:
+        from dynamo_pulumi.render.pod import build_pod_template
+    except ImportError as exc:  # pragma: no cover - only while the pod assembly is being written
+        raise RenderError(f"pod template assembly is not available: {exc}") from None
+    return build_pod_template
+
+
+def _multinode_wiring(model: DynamoComponentDeployment, uses_lws: bool) -> Any:
+    if not uses_lws:
+        return None
+    from dynamo_pulumi.render.backends.multinode import lws_wiring
+
+    return lws_wiring(model.spec.number_of_nodes)
+
+
+def _pod_renderer(
+    dcd: dict[str, Any],
+    model: DynamoComponentDeployment,
+    namespace: str,
+    platform: Platform,
+    graph_name: str,
+    graph_has_epp: bool,
+) -> Any:
+    """A function role -> pod template for one DCD, built on the pod assembly's context."""
+    from dynamo_pulumi.render.context import ComponentRenderContext
+
+    annotations = dcd_meta.dcd_kube_annotations(dcd)
+    from dynamo_pulumi.render.objects.context import discovery_backend
+
+    backend = dcd.get("spec", {}).get("backendFramework") or ""
+    base = {
+        "dcd": model,
+        "dcd_name": dcd["metadata"]["name"],
+        "graph_name": graph_name,
+        "namespace": namespace,
+        "dynamo_namespace": dcd_meta.dcd_dynamo_namespace(dcd, namespace),
+        "platform": platform,
+        "backend_framework": component_backend_framework(dcd["spec"], backend),
+        "pathway": "component",
+        "multinode_wiring": _multinode_wiring(model, model.spec.is_multinode and platform.lws_enabled),
+        "graph_has_epp": graph_has_epp,
+        "discovery_backend": discovery_backend(platform, annotations),
+        "discovery_mode": str(annotations.get(KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE, KUBE_DISCOVERY_MODE_POD)),
+        "worker_hash": (dcd["metadata"].get("labels") or {}).get(KUBE_LABEL_DYNAMO_WORKER_HASH, ""),
+    }
+
+    def render(role: str) -> dict[str, Any]:
+        return _pod_template_builder()(ComponentRenderContext(role=role, **base))
+
+    return render
+
+
+# --- per component --------------------------------------------------------------------------------
+
+
+def _component_objects(
+    dcd: dict[str, Any],
+    namespace: str,
+    platform: Platform,
+    graph_name: str,
+    graph_has_epp: bool,
+    worker_hash: str,
+) -> list[dict[str, Any]]:
+    model = DynamoComponentDeployment.model_validate(dcd)
+    ctx = ComponentContext(
+        dcd=dcd,
+        model=model,
+        namespace=namespace,
+        platform=platform,
+        pod_template=_pod_renderer(dcd, model, namespace, platform, graph_name, graph_has_epp),
+        graph_name=graph_name,
+        worker_hash=worker_hash,
+        backend_framework=dcd["spec"].get("backendFramework") or "",
+    )
+    objects: list[dict[str, Any]] = []
+    for builder in COMPONENT_BUILDERS:
+        objects += builder.build(ctx)
+    return objects
+
+
+def _dedupe(objects: list[dict[str, Any]], owners: list[str | None]) -> tuple[list[Any], list[Any]]:
+    """Keep the first of objects that share kind and name (one model Service per model)."""
+    seen: set[tuple[str, str, str]] = set()
+    kept, kept_owners = [], []
+    for obj, owner in zip(objects, owners, strict=True):
+        key = (obj["apiVersion"], obj["kind"], obj["metadata"]["name"])
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(obj)
+        kept_owners.append(owner)
+    return kept, kept_owners
+
+
+def _namespace(graph: Graph, namespace: str | None) -> str:
+    return namespace or graph.metadata.namespace or DEFAULT_NAMESPACE
+
+
+# --- entry points ---------------------------------------------------------------------------------
+
+
+def _default(graph: Graph, platform: Platform) -> Graph:
+    from dynamo_pulumi import defaulting
+
+    if isinstance(graph, DynamoGraphDeployment):
+        return defaulting.default_graph(graph, platform)
+    return defaulting.default_component_deployment(graph)
+
+
+def render_component_deployment(
+    dcd: DynamoComponentDeployment, platform: Platform, namespace: str
+) -> RenderResult:
+    """A standalone DCD: only the objects its own controller creates."""
+    document = dcd.to_wire()
+    document.setdefault("metadata", {})["namespace"] = namespace
+    graph_name = dcd_meta.graph_name(document)
+    objects = _component_objects(document, namespace, platform, graph_name, False, "")
+    owner = dcd_meta.component_name(document)
+    return RenderResult(objects=objects, components=[], owners=[owner] * len(objects))
+
+
+def _render_grove(graph: DynamoGraphDeployment, platform: Platform, namespace: str) -> RenderResult:
+    try:
+        from dynamo_pulumi.render.grove import render_grove
+    except ImportError as exc:
+        raise RenderError(f"the Grove pathway is not available: {exc}") from None
+    result = render_grove(graph, platform, namespace)
+    if isinstance(result, RenderResult):
+        return result
+    objects = list(getattr(result, "objects", result))
+    owners = list(getattr(result, "owners", [None] * len(objects)))
+    return RenderResult(objects=objects, owners=owners, pathway="grove")
+
+
+def render_graph_deployment(
+    graph: DynamoGraphDeployment, platform: Platform, namespace: str
+) -> RenderResult:
+    """A DGD on the component pathway: DCDs, their objects, then the graph's shared objects."""
+    from dynamo_pulumi.render.pathway import Pathway, choose_pathway
+
+    if choose_pathway(graph, platform) is Pathway.GROVE:
+        return _render_grove(graph, platform, namespace)
+    worker_hash = compute_worker_hash(graph, namespace)
+    dcds = generate_component_deployments(graph, namespace, worker_hash)
+    gctx = GraphContext(graph=graph, namespace=namespace, platform=platform, components=dcds)
+    objects: list[dict[str, Any]] = []
+    owners: list[str | None] = []
+    for builder in GRAPH_BUILDERS:
+        built = builder.build(gctx)
+        objects += built
+        owners += [None] * len(built)
+    has_epp = gctx.epp_component is not None
+    for dcd in dcds:
+        built = _component_objects(dcd, namespace, platform, graph.name, has_epp, worker_hash)
+        objects += built
+        owners += [dcd_meta.component_name(dcd)] * len(built)
+    objects, owners = _dedupe(objects, owners)
+    return RenderResult(objects=objects, components=dcds, owners=owners, worker_hash=worker_hash)
+
+
+def render_graph(
+    graph: Graph,
+    platform: Platform | None = None,
+    namespace: str | None = None,
+) -> RenderResult:
+    """Render a DGD or a standalone DCD as the operator would, after its defaulting webhook.
+
+    ``namespace`` defaults to the object's ``metadata.namespace``, else ``default``. The input is
+    not modified. Rendering problems the operator would report (conflicting backends, an LWS pod
+    without a command, ...) raise :class:`~dynamo_pulumi.errors.RenderError`.
+    """
+    platform = platform or Platform()
+    ns = _namespace(graph, namespace)
+    defaulted = _default(graph, platform)
+    if isinstance(defaulted, DynamoGraphDeployment):
+        return render_graph_deployment(defaulted, platform, ns)
+    return render_component_deployment(defaulted, platform, ns)
+
+
+__all__ = ["RenderResult", "render_graph"]

@@ -1,0 +1,387 @@
+"""DGD -> DCDs (rendering-core 2.1): one DynamoComponentDeployment document per component.
+
+The operator's DGD controller materialises every component as a DCD before anything else is
+rendered; the DCD controller then only sees the DCD. We do the same so both pathways into the
+object builders (a DGD component, a standalone DCD) are one code path.
+
+The DCDs are built as wire dicts from the graph's wire form so that ``pulumi.Output`` leaves in
+pod templates and env values pass through untouched. Only fields the operator reads are looked at.
+
+Restart: a stateless render has no ``status.restart``; we render the converged state of a
+restart (what a completed restart leaves behind): every component carries
+``nvidia.com/restartAt=<spec.restart.id>``. The operator reaches the same state in steps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from decimal import Decimal
+from typing import Any
+
+from kubernetes.utils import parse_quantity
+
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.constants import (
+    COMPONENT_CLASS_WORKER,
+    COMPONENT_TYPE_EPP,
+    COMPONENT_TYPE_FRONTEND,
+    COMPONENT_TYPE_PLANNER,
+    DYNAMO_API_VERSION_V1BETA1,
+    DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR,
+    DYNAMO_SERVICE_PORT,
+    ENV_KV_TRANSFER_DOMAIN,
+    ENV_KV_TRANSFER_ENFORCEMENT,
+    ENV_KV_TRANSFER_PREFERRED_WEIGHT,
+    ENV_TOPOLOGY_ENABLED,
+    ENV_TOPOLOGY_MOUNT_PATH,
+    GRAPH_PROPAGATED_ANNOTATIONS,
+    KUBE_ANNOTATION_ISTIO_SIDECAR_INJECT,
+    KUBE_ANNOTATION_TOPOLOGY_CLUSTER_TOPOLOGY_NAME,
+    KUBE_ANNOTATION_TOPOLOGY_LABEL_KEY,
+    KUBE_LABEL_DYNAMO_COMPONENT,
+    KUBE_LABEL_DYNAMO_COMPONENT_CLASS,
+    KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,
+    KUBE_LABEL_DYNAMO_NAMESPACE,
+    KUBE_LABEL_DYNAMO_WORKER_HASH,
+    KUBE_LABEL_VALUE_TRUE,
+    KUBE_RESOURCE_GPU_NVIDIA,
+    MAIN_CONTAINER_NAME,
+    PLANNER_SERVICE_ACCOUNT_NAME,
+    RESOURCE_TYPE_DYNAMO_COMPONENT_DEPLOYMENT,
+    RESTART_ANNOTATION,
+    TOPOLOGY_MOUNT_PATH,
+    TOPOLOGY_VOLUME_NAME,
+)
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.naming import dcd_name, dynamo_namespace, is_worker_type
+from dynamo_pulumi.render.objects.common import copy_tree, merge_envs, merge_low_priority
+
+_KV_POLICY_ENV = frozenset(
+    {
+        ENV_KV_TRANSFER_DOMAIN,
+        ENV_KV_TRANSFER_ENFORCEMENT,
+        ENV_KV_TRANSFER_PREFERRED_WEIGHT,
+        ENV_TOPOLOGY_ENABLED,
+        ENV_TOPOLOGY_MOUNT_PATH,
+    }
+)
+
+_BACKEND_PATTERNS = {
+    name: re.compile(rf"python[0-9.]*\s+[^|&;]*-m\s+[^|&;]*dynamo\.{name}[^|&;]*")
+    for name in ("vllm", "sglang", "trtllm")
+}
+
+
+# --- backend framework ----------------------------------------------------------------------------
+
+
+def detect_backend_from_command(command: list[Any] | None, args: list[Any] | None) -> str:
+    """``DetectBackendFrameworkFromArgs``: "" when none matches; error when several do."""
+    parts = [p for p in (command or []) + (args or []) if isinstance(p, str)]
+    text = " ".join(parts)
+    found = sorted(name for name, pattern in _BACKEND_PATTERNS.items() if pattern.search(text))
+    if len(found) > 1:
+        raise RenderError(f"multiple backend frameworks detected from command: {found} in {text!r}")
+    return found[0] if found else ""
+
+
+def _main_container(pod_template: dict[str, Any] | None) -> dict[str, Any] | None:
+    spec = (pod_template or {}).get("spec") or {}
+    for container in spec.get("containers") or []:
+        if isinstance(container, dict) and container.get("name") == MAIN_CONTAINER_NAME:
+            return container
+    return None
+
+
+def component_backend_framework(component: dict[str, Any], explicit: str) -> str:
+    """``determineBackendFramework`` for one component: detected wins, must agree with explicit."""
+    if not is_worker_type(component.get("type")):
+        return ""
+    main = _main_container(component.get("podTemplate")) or {}
+    detected = detect_backend_from_command(main.get("command"), main.get("args"))
+    if detected and explicit and detected != explicit:
+        raise RenderError(
+            f'backend framework mismatch: detected "{detected}" from command but explicitly '
+            f'configured as "{explicit}"',
+            f"spec.components[{component.get('name')}]",
+        )
+    return detected or explicit
+
+
+def graph_backend_framework(graph: DynamoGraphDeployment) -> str:
+    """``backendFrameworkForGeneratedDCDs``: the explicit value, else the one detected from workers."""
+    if graph.spec.backend_framework:
+        return graph.spec.backend_framework
+    detected = ""
+    for component in graph.to_wire()["spec"].get("components") or []:
+        framework = component_backend_framework(component, "")
+        if framework and detected and framework != detected:
+            raise RenderError(
+                "multiple backend frameworks detected for generated DynamoComponentDeployments: "
+                f"{detected} and {framework}",
+                "spec.components",
+            )
+        detected = detected or framework
+    return detected
+
+
+# --- pod template edits ---------------------------------------------------------------------------
+
+
+def _ensure_pod_template(spec: dict[str, Any]) -> dict[str, Any]:
+    """``ensurePodTemplate``: a podTemplate with label and annotation maps present."""
+    template = spec.setdefault("podTemplate", {})
+    meta = template.setdefault("metadata", {})
+    meta.setdefault("labels", {})
+    meta.setdefault("annotations", {})
+    template.setdefault("spec", {})
+    return template
+
+
+def _ensure_main_container(template: dict[str, Any]) -> dict[str, Any]:
+    """``ensureMainContainer``: the ``main`` container, prepended when missing."""
+    pod_spec = template.setdefault("spec", {})
+    containers = pod_spec.setdefault("containers", [])
+    for container in containers:
+        if isinstance(container, dict) and container.get("name") == MAIN_CONTAINER_NAME:
+            return container
+    main: dict[str, Any] = {"name": MAIN_CONTAINER_NAME}
+    containers.insert(0, main)
+    return main
+
+
+def _apply_kv_transfer_policy(template: dict[str, Any], policy: dict[str, Any]) -> None:
+    """Worker env, read-only mount and downward-API volume for ``kvTransferPolicy`` (labelKey form)."""
+    main = _ensure_main_container(template)
+    envs = [
+        {"name": ENV_KV_TRANSFER_DOMAIN, "value": policy["domain"]},
+        {"name": ENV_KV_TRANSFER_ENFORCEMENT, "value": policy.get("enforcement") or "required"},
+        {"name": ENV_TOPOLOGY_ENABLED, "value": KUBE_LABEL_VALUE_TRUE},
+        {"name": ENV_TOPOLOGY_MOUNT_PATH, "value": TOPOLOGY_MOUNT_PATH},
+    ]
+    if policy.get("preferredWeight") is not None:
+        envs.append({"name": ENV_KV_TRANSFER_PREFERRED_WEIGHT, "value": _go_float32(policy["preferredWeight"])})
+    kept = [e for e in main.get("env") or [] if e.get("name") not in _KV_POLICY_ENV]
+    main["env"] = merge_envs(kept, envs)
+    mount = {"name": TOPOLOGY_VOLUME_NAME, "mountPath": TOPOLOGY_MOUNT_PATH, "readOnly": True}
+    mounts = [
+        m for m in main.get("volumeMounts") or []
+        if m.get("name") != TOPOLOGY_VOLUME_NAME and m.get("mountPath") != TOPOLOGY_MOUNT_PATH
+    ]
+    main["volumeMounts"] = [*mounts, mount]
+    items = []
+    if policy.get("labelKey"):
+        items = [{"path": policy["domain"], "fieldRef": {"fieldPath": f"metadata.labels['{policy['labelKey']}']"}}]
+    volume: dict[str, Any] = {"name": TOPOLOGY_VOLUME_NAME, "downwardAPI": {"items": items} if items else {}}
+    pod_spec = template["spec"]
+    volumes = [v for v in pod_spec.get("volumes") or [] if v.get("name") != TOPOLOGY_VOLUME_NAME]
+    pod_spec["volumes"] = [*volumes, volume]
+
+
+def _go_float32(value: float) -> str:
+    """``strconv.FormatFloat(float64(float32(v)), 'f', -1, 32)``: the shortest decimal that reads
+    back as the same float32, in plain (non-exponent) notation."""
+    single = struct.unpack("f", struct.pack("f", float(value)))[0]
+    for digits in range(1, 10):
+        text = f"{single:.{digits}g}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == single:
+            break
+    return format(Decimal(text), "f")
+
+
+def _kv_policy_applies(graph: DynamoGraphDeployment, component_type: str | None) -> dict[str, Any] | None:
+    experimental = graph.spec.experimental
+    policy = experimental.kv_transfer_policy if experimental else None
+    if policy is None or not (policy.label_key or policy.cluster_topology_name):
+        return None
+    if not is_worker_type(component_type):
+        return None
+    return policy.to_wire()
+
+
+def _apply_graph_template_defaults(spec: dict[str, Any], graph: DynamoGraphDeployment) -> None:
+    """``applyDGDTemplateDefaults``: graph env, kv policy, propagated annotations, spec metadata."""
+    if graph.spec.env:
+        main = _ensure_main_container(_ensure_pod_template(spec))
+        main["env"] = merge_envs(copy_tree(graph.spec.env), main.get("env"))
+    policy = _kv_policy_applies(graph, spec.get("type"))
+    if policy is not None:
+        _apply_kv_transfer_policy(_ensure_pod_template(spec), policy)
+    template = _ensure_pod_template(spec)
+    annotations = template["metadata"]["annotations"]
+    for key in GRAPH_PROPAGATED_ANNOTATIONS:
+        if key in graph.annotations and key not in annotations:
+            annotations[key] = graph.annotations[key]
+    meta = template["metadata"]
+    meta["annotations"] = merge_low_priority(meta["annotations"], graph.spec.annotations)
+    meta["labels"] = merge_low_priority(meta["labels"], graph.spec.labels)
+
+
+# --- DYN_DEPLOYMENT_CONFIG ------------------------------------------------------------------------
+
+
+def _service_config(config: dict[str, Any], component: str, frontend: bool) -> dict[str, Any] | None:
+    if isinstance(config.get(component), dict):
+        return config[component]
+    if frontend:
+        for name, value in config.items():
+            if name.lower() == COMPONENT_TYPE_FRONTEND and isinstance(value, dict):
+                return value
+    return None
+
+
+def _ci_get(mapping: dict[str, Any], key: str) -> Any:
+    """Go's case-insensitive JSON field matching (an exact match wins)."""
+    if key in mapping:
+        return mapping[key]
+    return next((v for k, v in mapping.items() if k.lower() == key.lower()), None)
+
+
+def _go_json(value: Any) -> str:
+    """Go ``json.Marshal`` of a decoded map: compact, sorted keys, HTML characters escaped."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _apply_resources(main: dict[str, Any], resources: dict[str, Any], path: str) -> None:
+    """Set requests and limits for cpu, memory, nvidia.com/gpu and custom resources."""
+    wanted: list[tuple[str, Any]] = [
+        ("cpu", _ci_get(resources, "cpu")),
+        ("memory", _ci_get(resources, "memory")),
+        (KUBE_RESOURCE_GPU_NVIDIA, _ci_get(resources, "gpu")),
+    ]
+    custom = _ci_get(resources, "custom") or {}
+    wanted += sorted(custom.items()) if isinstance(custom, dict) else []
+    box = main.setdefault("resources", {})
+    for name, value in wanted:
+        if value is None or value == "":
+            continue
+        try:
+            parse_quantity(value)
+        except (ValueError, TypeError):
+            raise RenderError(f"parse resource {name} quantity {value!r}: invalid quantity", path) from None
+        box.setdefault("requests", {})[name] = value
+        box.setdefault("limits", {})[name] = value
+
+
+def apply_dyn_deployment_config(dcd: dict[str, Any], component: str) -> None:
+    """``applyDynDeploymentConfig``: the legacy per-service JSON in ``DYN_DEPLOYMENT_CONFIG``."""
+    spec = dcd["spec"]
+    main = _main_container(spec.get("podTemplate"))
+    env = next((e for e in (main or {}).get("env") or [] if e.get("name") == DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR), None)
+    if main is None or env is None or not isinstance(env.get("value", ""), str):
+        return
+    path = f"spec.components[{component}].podTemplate.spec.containers[main].env[{DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR}]"
+    try:
+        config = json.loads(env.get("value") or "null")
+    except json.JSONDecodeError as exc:
+        raise RenderError(f"invalid {DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR} JSON: {exc.msg}", path) from None
+    if not isinstance(config, dict):
+        return
+    frontend = spec.get("type") == COMPONENT_TYPE_FRONTEND
+    if frontend:
+        target = _service_config(config, component, True)
+        if target is not None:
+            target["port"] = DYNAMO_SERVICE_PORT
+        env["value"] = _go_json(config)
+    service = _service_config(config, component, frontend)
+    args = _ci_get(service, "ServiceArgs") if service else None
+    if not isinstance(args, dict):
+        return
+    workers = _ci_get(args, "workers")
+    if spec.get("replicas") is None and isinstance(workers, int):
+        spec["replicas"] = workers
+    resources = _ci_get(args, "resources")
+    if isinstance(resources, dict):
+        _apply_resources(main, resources, path)
+
+
+# --- one DCD --------------------------------------------------------------------------------------
+
+
+def _drop_empty_template_maps(spec: dict[str, Any]) -> None:
+    """Go omits empty label/annotation maps (and an empty metadata) when it writes the DCD."""
+    template = spec.get("podTemplate")
+    if not isinstance(template, dict):
+        return
+    meta = template.get("metadata")
+    if isinstance(meta, dict):
+        for key in ("labels", "annotations"):
+            if key in meta and not meta[key]:
+                del meta[key]
+        if not meta:
+            del template["metadata"]
+    if template.get("spec") == {} and "spec" in template and len(template) == 1:
+        template["spec"] = {}
+
+
+def generate_component_deployment(
+    graph: DynamoGraphDeployment,
+    component: dict[str, Any],
+    namespace: str,
+    backend_framework: str,
+    worker_hash: str,
+) -> dict[str, Any]:
+    """``generateSingleDCD`` for one component's wire dict (the input is not modified)."""
+    name = component["name"]
+    ctype = component.get("type")
+    spec: dict[str, Any] = copy_tree(component)
+    spec["backendFramework"] = backend_framework
+    dyn_ns = dynamo_namespace(namespace, graph.name, bool(component.get("globalDynamoNamespace")))
+    labels = dict(((spec.get("podTemplate") or {}).get("metadata") or {}).get("labels") or {})
+    labels.update(
+        {
+            KUBE_LABEL_DYNAMO_COMPONENT: name,
+            KUBE_LABEL_DYNAMO_NAMESPACE: dyn_ns,
+            KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME: graph.name,
+        }
+    )
+    has_epp = any(c.type == COMPONENT_TYPE_EPP for c in graph.components)
+    if is_worker_type(ctype):
+        template_labels = _ensure_pod_template(spec)["metadata"]["labels"]
+        labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
+        template_labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
+        if has_epp:
+            labels[KUBE_LABEL_DYNAMO_COMPONENT_CLASS] = COMPONENT_CLASS_WORKER
+            template_labels[KUBE_LABEL_DYNAMO_COMPONENT_CLASS] = COMPONENT_CLASS_WORKER
+    if ctype == COMPONENT_TYPE_EPP:
+        _ensure_pod_template(spec)["metadata"]["annotations"].setdefault(KUBE_ANNOTATION_ISTIO_SIDECAR_INJECT, "false")
+    _apply_graph_template_defaults(spec, graph)
+    annotations: dict[str, Any] = {}
+    policy = _kv_policy_applies(graph, ctype)
+    if policy is not None:
+        if policy.get("labelKey"):
+            annotations[KUBE_ANNOTATION_TOPOLOGY_LABEL_KEY] = policy["labelKey"]
+        if policy.get("clusterTopologyName"):
+            annotations[KUBE_ANNOTATION_TOPOLOGY_CLUSTER_TOPOLOGY_NAME] = policy["clusterTopologyName"]
+    if graph.spec.restart is not None:
+        _ensure_pod_template(spec)["metadata"]["annotations"][RESTART_ANNOTATION] = graph.spec.restart.id
+    if ctype == COMPONENT_TYPE_PLANNER:
+        _ensure_pod_template(spec)["spec"]["serviceAccountName"] = PLANNER_SERVICE_ACCOUNT_NAME
+    metadata: dict[str, Any] = {
+        "name": dcd_name(graph.name, name, ctype, worker_hash),
+        "namespace": namespace,
+        "labels": labels,
+    }
+    if annotations:
+        metadata["annotations"] = annotations
+    dcd = {
+        "apiVersion": DYNAMO_API_VERSION_V1BETA1,
+        "kind": RESOURCE_TYPE_DYNAMO_COMPONENT_DEPLOYMENT,
+        "metadata": metadata,
+        "spec": spec,
+    }
+    apply_dyn_deployment_config(dcd, name)
+    _drop_empty_template_maps(spec)
+    return dcd
+
+
+def generate_component_deployments(
+    graph: DynamoGraphDeployment, namespace: str, worker_hash: str
+) -> list[dict[str, Any]]:
+    """``GenerateDynamoComponentsDeployments``: one DCD dict per component, in component order."""
+    backend = graph_backend_framework(graph)
+    components = graph.to_wire()["spec"].get("components") or []
+    return [generate_component_deployment(graph, c, namespace, backend, worker_hash) for c in components]

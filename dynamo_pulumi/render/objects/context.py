@@ -1,0 +1,163 @@
+"""What the object builders read: one context per DCD, one per graph.
+
+The pipeline (:mod:`dynamo_pulumi.render`) builds these once; every builder in
+:mod:`dynamo_pulumi.render.objects.registry` has the same signature, ``build(ctx) -> list[dict]``,
+with ``ctx`` a :class:`ComponentContext` (objects the DCD controller owns) or a
+:class:`GraphContext` (objects the DGD controller owns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.constants import (
+    COMPONENT_TYPE_DECODE,
+    COMPONENT_TYPE_EPP,
+    COMPONENT_TYPE_FRONTEND,
+    COMPONENT_TYPE_PREFILL,
+    COMPONENT_TYPE_WORKER,
+    DISCOVERY_BACKEND_KUBERNETES,
+    KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND,
+    KUBE_LABEL_DYNAMO_COMPONENT_TYPE,
+    KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE,
+)
+from dynamo_pulumi.naming import is_worker_type
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.objects import dcd_meta
+
+#: Renders the pod template of a DCD for a role ("main", "leader", "worker").
+PodTemplateRenderer = Callable[[str], dict[str, Any]]
+
+
+def discovery_backend(platform: Platform, annotations: dict[str, Any] | None) -> str:
+    """``GetDiscoveryBackend``: the annotation overrides the operator configuration."""
+    annotations = annotations or {}
+    if KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND in annotations:
+        return str(annotations[KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND])
+    return platform.discovery.backend
+
+
+def has_legacy_worker_selector(labels: dict[str, Any], component_type: str) -> bool:
+    """``hasLegacyWorkerSelector``: a prefill/decode DCD already labelled ``component-type=worker``."""
+    if labels.get(KUBE_LABEL_DYNAMO_COMPONENT_TYPE) != COMPONENT_TYPE_WORKER:
+        return False
+    if component_type not in (COMPONENT_TYPE_PREFILL, COMPONENT_TYPE_DECODE):
+        return False
+    sub = labels.get(KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE, "")
+    return sub in ("", component_type)
+
+
+def workload_component_type(dcd: dict[str, Any]) -> str:
+    """``getDCDWorkloadComponentType`` offline: the spec type, or ``worker`` for a legacy selector.
+
+    The operator also inspects existing pods for the legacy selector; a render has no cluster, so
+    only the DCD's own labels count.
+    """
+    ctype = (dcd.get("spec") or {}).get("type") or ""
+    if ctype == COMPONENT_TYPE_WORKER or not is_worker_type(ctype):
+        return ctype
+    if has_legacy_worker_selector((dcd.get("metadata") or {}).get("labels") or {}, ctype):
+        return COMPONENT_TYPE_WORKER
+    return ctype
+
+
+@dataclass(frozen=True)
+class ComponentContext:
+    """One DCD about to have its objects built (Deployment/LWS, Services, Ingress, ...)."""
+
+    #: The DCD wire document (pod template leaves untouched).
+    dcd: dict[str, Any]
+    #: The same DCD as a typed model (for the derived helpers).
+    model: DynamoComponentDeployment
+    namespace: str
+    platform: Platform
+    #: Renders the pod template for a role; provided by the pipeline.
+    pod_template: PodTemplateRenderer
+    #: Parent graph name; "" for a standalone DCD.
+    graph_name: str = ""
+    worker_hash: str = ""
+    backend_framework: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.dcd["metadata"]["name"]
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return self.dcd["spec"]
+
+    @property
+    def component_name(self) -> str:
+        return dcd_meta.component_name(self.dcd)
+
+    @property
+    def component_type(self) -> str:
+        return self.spec.get("type") or ""
+
+    @property
+    def workload_type(self) -> str:
+        return workload_component_type(self.dcd)
+
+    @property
+    def dynamo_namespace(self) -> str:
+        return dcd_meta.dcd_dynamo_namespace(self.dcd, self.namespace)
+
+    @property
+    def kube_labels(self) -> dict[str, Any]:
+        return dcd_meta.dcd_kube_labels(self.dcd, self.namespace)
+
+    @property
+    def kube_annotations(self) -> dict[str, Any]:
+        return dcd_meta.dcd_kube_annotations(self.dcd)
+
+    @property
+    def discovery_backend(self) -> str:
+        return discovery_backend(self.platform, self.kube_annotations)
+
+    @property
+    def k8s_discovery(self) -> bool:
+        return self.discovery_backend == DISCOVERY_BACKEND_KUBERNETES
+
+    @property
+    def is_frontend(self) -> bool:
+        return self.component_type == COMPONENT_TYPE_FRONTEND
+
+    @property
+    def is_multinode(self) -> bool:
+        return self.model.spec.is_multinode
+
+    @property
+    def uses_lws(self) -> bool:
+        """LeaderWorkerSet when multinode and the LWS gate is on; else a Deployment (ERRATA 1.11)."""
+        return self.is_multinode and self.platform.lws_enabled
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """A graph about to have its DGD-owned objects built (RBAC, EPP objects, adapters, ...)."""
+
+    graph: DynamoGraphDeployment
+    namespace: str
+    platform: Platform
+    #: The DCDs generated for the graph, in component order.
+    components: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.graph.name
+
+    @property
+    def discovery_backend(self) -> str:
+        return discovery_backend(self.platform, self.graph.annotations)
+
+    @property
+    def k8s_discovery(self) -> bool:
+        return self.discovery_backend == DISCOVERY_BACKEND_KUBERNETES
+
+    @property
+    def epp_component(self) -> Any:
+        """``GetEPPComponent``: the first component of type epp, or None."""
+        return next((c for c in self.graph.components if c.type == COMPONENT_TYPE_EPP), None)

@@ -1,0 +1,133 @@
+"""The worker hash (rendering-core 2.11 as corrected by ERRATA 2.2-2.4).
+
+The operator snapshot (``internal/dynamo/hash.go`` ``ComputeDGDWorkersSpecHash``) generates the
+DCDs exactly as reconcile does, with the worker hash set to the literal
+``worker-hash-placeholder``, and hashes, for every worker/prefill/decode DCD keyed by component
+name::
+
+    {"labels": GetDCDKubeLabels, "annotations": GetDCDKubeAnnotations,
+     "runtimeVersion": <resolved, only when >= 1.5.0>, "spec": <DCD spec minus replicas,
+     minAvailable, scalingAdapter, runtimeVersionOverride>}
+
+The hash is the first 8 lowercase hex characters of SHA-256 of that JSON.
+
+What is byte-exact and what is not:
+
+* exact: the document's structure and membership (which DCDs, which keys, the placeholder, the
+  fields removed), the top-level field order of the DCD spec (Go declaration order), sorted map
+  keys, ``omitempty`` of empty maps/strings, Go's HTML escaping, compact separators;
+* not exact: nested Kubernetes structs (PodTemplateSpec, containers, probes, ...) are serialised
+  in the order the user wrote them rather than Go's struct declaration order, and Quantity values
+  are kept as written rather than canonicalised. So our hash is a stable, content-sensitive
+  generation id with the operator's inputs, but it will in general differ from the operator's
+  8 hex characters for the same graph. Nothing in rendering depends on the value beyond
+  consistency (names, labels, ``DYN_NAMESPACE_WORKER_SUFFIX`` all use the same hash).
+
+``pulumi.Output`` leaves cannot be known at render time; they contribute a fixed placeholder, so
+a change that only touches an Output leaf keeps the generation (the Deployment is still updated in
+place by Kubernetes). Resolve Outputs before rendering when a new generation must follow them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.naming import is_worker_type
+from dynamo_pulumi.render.objects import dcd_meta
+from dynamo_pulumi.runtime_version import resolve_runtime_version, runtime_gate_enabled
+
+WORKER_HASH_PLACEHOLDER = "worker-hash-placeholder"
+WORKER_HASH_LENGTH = 8
+
+#: DynamoComponentDeploymentSpec fields in Go declaration order (BackendFramework, then the inlined
+#: shared spec); later fields of newer revisions follow in the order our API model declares them.
+_SPEC_FIELD_ORDER = (
+    "backendFramework",
+    "providerOverride",
+    "name",
+    "type",
+    "runtimeVersionOverride",
+    "globalDynamoNamespace",
+    "podTemplate",
+    "replicas",
+    "minAvailable",
+    "multinode",
+    "sharedMemorySize",
+    "modelRef",
+    "scalingAdapter",
+    "eppConfig",
+    "frontendSidecar",
+    "compilationCache",
+    "topologyConstraint",
+    "experimental",
+)
+#: Fields that patch the active generation instead of creating a new one.
+_EXCLUDED_SPEC_FIELDS = ("replicas", "minAvailable", "scalingAdapter", "runtimeVersionOverride")
+
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return "<unknown>"
+
+
+def _ordered_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    keep = {k: v for k, v in spec.items() if k not in _EXCLUDED_SPEC_FIELDS and v not in (None, "", False)}
+    ordered = {k: keep[k] for k in _SPEC_FIELD_ORDER if k in keep}
+    ordered.update({k: v for k, v in keep.items() if k not in ordered})
+    # ``name`` has no omitempty in Go.
+    ordered.setdefault("name", spec.get("name", ""))
+    return ordered
+
+
+def _go_json(document: Any) -> bytes:
+    text = json.dumps(_jsonable(document), separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.encode("utf-8")
+
+
+def _runtime_version_for_hash(graph: DynamoGraphDeployment, component_name: str) -> str:
+    component = graph.spec.component(component_name)
+    version = resolve_runtime_version(component) if component is not None else None
+    if version is None or not runtime_gate_enabled("WorkerHashIncludesRuntimeVersion", version):
+        return ""
+    return str(version)
+
+
+def _sorted_map(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {k: mapping[k] for k in sorted(mapping)}
+
+
+def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
+    """The 8-hex worker generation hash of a graph ("" when it has no worker-type component)."""
+    from dynamo_pulumi.render.graph import generate_component_deployments
+
+    if not any(is_worker_type(c.type) for c in graph.components):
+        return ""
+    document: dict[str, Any] = {}
+    for dcd in generate_component_deployments(graph, namespace, WORKER_HASH_PLACEHOLDER):
+        spec = dcd["spec"]
+        if not is_worker_type(spec.get("type")):
+            continue
+        entry: dict[str, Any] = {}
+        labels = dcd_meta.dcd_kube_labels(dcd, namespace)
+        annotations = dcd_meta.dcd_kube_annotations(dcd)
+        if labels:
+            entry["labels"] = _sorted_map(labels)
+        if annotations:
+            entry["annotations"] = _sorted_map(annotations)
+        runtime = _runtime_version_for_hash(graph, spec["name"])
+        if runtime:
+            entry["runtimeVersion"] = runtime
+        entry["spec"] = _ordered_spec(spec)
+        document[dcd_meta.component_name(dcd)] = entry
+    digest = hashlib.sha256(_go_json(_sorted_map(document))).hexdigest()
+    return digest[:WORKER_HASH_LENGTH]
