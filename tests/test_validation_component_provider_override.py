@@ -1,0 +1,189 @@
+"""V-PO (rule 25): provider overrides at root, component and role scope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from validation_component_support import P, dcd_ctx, dgd_ctx, errors, grove_ctx, update_errors, worker
+
+from dynamo_pulumi.api.v1beta1 import ProviderOverride
+from dynamo_pulumi.errors import Path
+from dynamo_pulumi.validation.provider_override import validate_root_provider_override
+
+TOPOLOGY = {"topologyConstraint": {"packDomain": "rack"}}
+
+
+def po(target: str | None = "PodCliqueTemplateSpec", value: Any = None, api: str = "grove.io/v1alpha1") -> dict[str, Any]:
+    out: dict[str, Any] = {"apiVersion": api, "value": TOPOLOGY if value is None else value}
+    if target is not None:
+        out["target"] = target
+    return out
+
+
+def multinode_worker(**wire: Any) -> dict[str, Any]:
+    return worker(multinode={"nodeCount": 2}, **wire)
+
+
+def test_component_override_with_expected_target_is_valid() -> None:
+    assert errors(worker(providerOverride=po()), grove_ctx()) == []
+
+
+def test_multinode_component_override_targets_scaling_group_config() -> None:
+    assert errors(multinode_worker(providerOverride=po("PodCliqueScalingGroupConfig")), grove_ctx()) == []
+    assert errors(multinode_worker(providerOverride=po("PodCliqueTemplateSpec")), grove_ctx()) == [
+        f'{P}.providerOverride.target: Invalid value: "PodCliqueTemplateSpec": '
+        'must match the provider-context target "PodCliqueScalingGroupConfig"'
+    ]
+
+
+def test_override_on_standalone_dcd_is_forbidden() -> None:
+    wire = worker(providerOverride=po())
+    del wire["name"]
+    assert errors(wire, dcd_ctx()) == [
+        "spec.providerOverride: Forbidden: provider overrides are supported only for components "
+        "embedded in a DynamoGraphDeployment"
+    ]
+
+
+def test_override_before_provider_annotation_is_materialized_is_forbidden() -> None:
+    assert errors(worker(providerOverride=po()), dgd_ctx("update")) == [
+        f'{P}.providerOverride: Forbidden: requires controller-owned annotation "nvidia.com/workload-provider" '
+        "to be materialized; wait for controller adoption and retry"
+    ]
+
+
+def test_override_with_component_provider_is_forbidden() -> None:
+    assert errors(worker(providerOverride=po()), dgd_ctx(workload_provider="component")) == [
+        f'{P}.providerOverride: Forbidden: requires workload provider "grove", but "component" is selected'
+    ]
+
+
+def test_override_api_version_must_be_grove() -> None:
+    assert errors(worker(providerOverride=po(api="apps/v1")), grove_ctx()) == [
+        f'{P}.providerOverride.apiVersion: Unsupported value: "apps/v1": supported values: "grove.io/v1alpha1"'
+    ]
+
+
+def test_override_without_target_after_defaulting_is_required() -> None:
+    assert errors(worker(providerOverride=po(target=None)), grove_ctx()) == [
+        f"{P}.providerOverride.target: Required value: must be defaulted from the provider context"
+    ]
+
+
+def test_override_value_with_dynamo_owned_field_is_forbidden() -> None:
+    value = {"topologyConstraint": {"packDomain": "rack"}, "name": "x", "labels": {"a": "b"}}
+    assert errors(worker(providerOverride=po(value=value)), grove_ctx()) == [
+        f"{P}.providerOverride.value.labels: Forbidden: is Dynamo-owned or not enabled for provider override",
+        f"{P}.providerOverride.value.name: Forbidden: is Dynamo-owned or not enabled for provider override",
+    ]
+
+
+def test_override_value_needs_one_delegated_field() -> None:
+    assert errors(worker(providerOverride=po(value={})), grove_ctx()) == [
+        f"{P}.providerOverride.value: Invalid value: null: topologyConstraint, minAvailable or rollingUpdate is required"
+    ]
+
+
+def test_override_value_of_wrong_grove_type_does_not_match_schema() -> None:
+    assert errors(worker(providerOverride=po(value={"topologyConstraint": "rack"})), grove_ctx()) == [
+        f"{P}.providerOverride.value: Invalid value: null: does not match the registered PodCliqueTemplateSpec "
+        "schema: json: cannot unmarshal string into Go struct field PodCliqueTemplateSpec.topologyConstraint "
+        "of type v1alpha1.TopologyConstraint"
+    ]
+
+
+def test_clique_native_minimum_must_be_positive_int32() -> None:
+    assert errors(worker(providerOverride=po(value={"spec": {"minAvailable": 2}})), grove_ctx()) == []
+    assert errors(worker(providerOverride=po(value={"spec": {"minAvailable": 0}})), grove_ctx()) == [
+        f"{P}.providerOverride.value.spec.minAvailable: Invalid value: null: must be a positive 32-bit integer"
+    ]
+
+
+def test_scaling_group_minimum_null_is_required() -> None:
+    value = {"minAvailable": None}
+    assert errors(multinode_worker(providerOverride=po("PodCliqueScalingGroupConfig", value)), grove_ctx()) == [
+        f"{P}.providerOverride.value.minAvailable: Required value: is required"
+    ]
+
+
+def test_rolling_update_accepts_only_max_unavailable() -> None:
+    value = {"rollingUpdate": {"maxUnavailable": 1, "maxSurge": 1}}
+    assert errors(worker(providerOverride=po(value=value)), grove_ctx()) == [
+        f"{P}.providerOverride.value.rollingUpdate.maxSurge: Forbidden: is Dynamo-owned or not enabled for provider override"
+    ]
+
+
+def test_rollout_budget_above_replicas_is_invalid() -> None:
+    value = {"rollingUpdate": {"maxUnavailable": 3}}
+    assert errors(worker(replicas=3, providerOverride=po(value=value)), grove_ctx()) == []
+    assert errors(worker(replicas=2, providerOverride=po(value=value)), grove_ctx()) == [
+        f"{P}.providerOverride.value.rollingUpdate.maxUnavailable: Invalid value: 3: must not be greater than "
+        "replicas (2); lower or remove the budget before scaling down"
+    ]
+
+
+def test_rollout_budget_under_on_delete_strategy_is_forbidden() -> None:
+    ctx = grove_ctx(annotations={"nvidia.com/grove-update-strategy": "OnDelete"})
+    assert errors(worker(providerOverride=po(value={"rollingUpdate": {"maxUnavailable": 1}})), ctx) == [
+        f"{P}.providerOverride.value.rollingUpdate: Forbidden: must not be set when the update strategy is OnDelete"
+    ]
+
+
+def test_coherent_budget_below_min_available_is_invalid() -> None:
+    ctx = grove_ctx(annotations={"nvidia.com/grove-update-strategy": "Coherent"})
+    wire = worker(replicas=4, minAvailable=2, providerOverride=po(value={"rollingUpdate": {"maxUnavailable": 1}}))
+    assert errors(wire, ctx) == [
+        f"{P}.providerOverride.value.rollingUpdate.maxUnavailable: Invalid value: 1: must not be less than "
+        "minAvailable (2) under the Coherent update strategy"
+    ]
+
+
+def test_role_override_on_multinode_role_is_valid_and_budget_is_forbidden() -> None:
+    roles = [{"name": "leader", "providerOverride": po()}, {"name": "worker"}]
+    assert errors(multinode_worker(roles=roles), grove_ctx()) == []
+    roles[0]["providerOverride"] = po(value={"rollingUpdate": {"maxUnavailable": 1}})
+    assert errors(multinode_worker(roles=roles), grove_ctx()) == [
+        f"{P}.roles[0].providerOverride.value.rollingUpdate: Forbidden: member cliques use the owning "
+        "component's rollingUpdate budget"
+    ]
+
+
+def test_role_override_on_inter_pod_gms_component_is_forbidden() -> None:
+    roles = [{"name": "leader", "providerOverride": po()}, {"name": "worker"}]
+    gpu_main = {"name": "main", "image": "img:1.5.0", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    wire = multinode_worker(
+        roles=roles,
+        podTemplate={"spec": {"containers": [gpu_main]}},
+        experimental={"gpuMemoryService": {"mode": "InterPod"}},
+    )
+    assert errors(wire, grove_ctx()) == [
+        f'{P}.roles[0].providerOverride: Forbidden: scope "roles.leader" is not supported for inter-pod GMS components'
+    ]
+
+
+def test_root_override_accepts_only_template_topology() -> None:
+    ctx = grove_ctx()
+    good = ProviderOverride.model_validate(
+        {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueSet", "value": {"spec": {"template": TOPOLOGY}}}
+    )
+    assert validate_root_provider_override(good, Path("spec", "providerOverride"), ctx) == []
+    bad = ProviderOverride.model_validate(
+        {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueSet", "value": {"spec": {"replicas": 2, "template": {}}}}
+    )
+    assert [str(e) for e in validate_root_provider_override(bad, Path("spec", "providerOverride"), ctx)] == [
+        "spec.providerOverride.value.spec.replicas: Forbidden: is Dynamo-owned or not enabled for provider override",
+        "spec.providerOverride.value.spec.template.topologyConstraint: Invalid value: null: is required",
+    ]
+
+
+def test_override_api_version_and_target_are_immutable_on_update() -> None:
+    old = worker(providerOverride=po())
+    assert update_errors(old, old) == []
+    new = worker(providerOverride=po(target="PodCliqueScalingGroupConfig"))
+    assert update_errors(old, new) == [
+        f'{P}.providerOverride.target: Invalid value: "PodCliqueScalingGroupConfig": field is immutable'
+    ]
+
+
+def test_adding_an_override_on_update_is_not_an_identity_change() -> None:
+    assert update_errors(worker(), worker(providerOverride=po())) == []
