@@ -317,6 +317,42 @@ def _drop_empty_template_maps(spec: dict[str, Any]) -> None:
         template["spec"] = {}
 
 
+#: DynamoComponentDeploymentSpec fields in Go declaration order (``backendFramework``, then the
+#: inlined shared spec); fields of newer revisions follow in the order given.
+DCD_SPEC_FIELD_ORDER = (
+    "backendFramework",
+    "providerOverride",
+    "name",
+    "type",
+    "lpx",
+    "runtimeVersionOverride",
+    "globalDynamoNamespace",
+    "podTemplate",
+    "replicas",
+    "minAvailable",
+    "multinode",
+    "roles",
+    "sharedMemorySize",
+    "modelRef",
+    "scalingAdapter",
+    "eppConfig",
+    "frontendSidecar",
+    "compilationCache",
+    "topologyConstraint",
+    "experimental",
+)
+
+
+def _in_go_order(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with keys in Go declaration order (unknown keys last), podTemplate metadata first."""
+    ordered = {k: spec[k] for k in DCD_SPEC_FIELD_ORDER if k in spec}
+    ordered.update({k: v for k, v in spec.items() if k not in ordered})
+    template = ordered.get("podTemplate")
+    if isinstance(template, dict) and "metadata" in template:
+        ordered["podTemplate"] = {"metadata": template["metadata"], **template}
+    return ordered
+
+
 def generate_component_deployment(
     graph: DynamoGraphDeployment,
     component: dict[str, Any],
@@ -375,6 +411,7 @@ def generate_component_deployment(
     }
     apply_dyn_deployment_config(dcd, name)
     _drop_empty_template_maps(spec)
+    dcd["spec"] = _in_go_order(spec)
     return dcd
 
 

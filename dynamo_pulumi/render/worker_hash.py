@@ -36,34 +36,13 @@ from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.naming import is_worker_type
+from dynamo_pulumi.render.graph import DCD_SPEC_FIELD_ORDER
 from dynamo_pulumi.render.objects import dcd_meta
 from dynamo_pulumi.runtime_version import resolve_runtime_version, runtime_gate_enabled
 
 WORKER_HASH_PLACEHOLDER = "worker-hash-placeholder"
 WORKER_HASH_LENGTH = 8
 
-#: DynamoComponentDeploymentSpec fields in Go declaration order (BackendFramework, then the inlined
-#: shared spec); later fields of newer revisions follow in the order our API model declares them.
-_SPEC_FIELD_ORDER = (
-    "backendFramework",
-    "providerOverride",
-    "name",
-    "type",
-    "runtimeVersionOverride",
-    "globalDynamoNamespace",
-    "podTemplate",
-    "replicas",
-    "minAvailable",
-    "multinode",
-    "sharedMemorySize",
-    "modelRef",
-    "scalingAdapter",
-    "eppConfig",
-    "frontendSidecar",
-    "compilationCache",
-    "topologyConstraint",
-    "experimental",
-)
 #: Fields that patch the active generation instead of creating a new one.
 _EXCLUDED_SPEC_FIELDS = ("replicas", "minAvailable", "scalingAdapter", "runtimeVersionOverride")
 
@@ -81,7 +60,7 @@ def _jsonable(value: Any) -> Any:
 
 def _ordered_spec(spec: dict[str, Any]) -> dict[str, Any]:
     keep = {k: v for k, v in spec.items() if k not in _EXCLUDED_SPEC_FIELDS and v not in (None, "", False)}
-    ordered = {k: keep[k] for k in _SPEC_FIELD_ORDER if k in keep}
+    ordered = {k: keep[k] for k in DCD_SPEC_FIELD_ORDER if k in keep}
     ordered.update({k: v for k, v in keep.items() if k not in ordered})
     # ``name`` has no omitempty in Go.
     ordered.setdefault("name", spec.get("name", ""))
