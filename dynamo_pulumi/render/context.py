@@ -52,6 +52,10 @@ class ComponentRenderContext:
     discovery_mode: str = ""
     #: The worker hash stamped on worker-class pods (label ``nvidia.com/dynamo-worker-hash``).
     worker_hash: str = ""
+    #: Component pathway: the ServiceAccount a pod gets when nothing else chose one. The operator
+    #: lists the namespace for one labelled ``nvidia.com/dynamo-component-pod=true`` and falls back
+    #: to ``default``; offline that fact is given here ("" means ``default``).
+    fallback_service_account: str = ""
 
     @property
     def component_name(self) -> str:
