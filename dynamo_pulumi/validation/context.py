@@ -34,6 +34,8 @@ class ValidationContext:
     #: DGD on the Grove pathway: Grove enabled in the platform and ``nvidia.com/enable-grove`` is
     #: not "false". Always False for a standalone DCD.
     grove_pathway: bool = False
+    #: Why the DGD is not on the Grove pathway (the Forbidden detail Grove-only fields get); "" on it.
+    grove_pathway_reason: str = ""
     #: Standalone DCD whose controller ownerReference is a DGD of group nvidia.com.
     owner_is_dgd: bool = False
 

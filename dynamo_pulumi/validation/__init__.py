@@ -1,0 +1,256 @@
+"""Admission parity: what the API server and the Dynamo operator's webhooks would say.
+
+Admission runs in the API server's order:
+
+1. the mutating (defaulting) webhook (:mod:`dynamo_pulumi.defaulting`);
+2. the CRD's CEL rules (:mod:`.cel`), transition rules included on update; any failure here
+   rejects the request before a validating webhook sees it;
+3. the validating webhook: DGD metadata (:mod:`.metadata`), DGD spec (:mod:`.graph`, which runs
+   the shared component rules of :mod:`.component` per component) and, on update, the transition
+   rules (:mod:`.graph_update`). For a DGD update the webhook first validates the new object on
+   its own and stops there if that fails; a DCD update reports both passes together.
+
+``validate_update(old, new)`` treats ``old`` as the object the user applied before. What the
+defaulting webhook added to it (the ``nvidia.com/workload-provider`` and origin-version
+annotations, a DCD's ``spec.name``) is carried into ``new`` when ``new`` leaves it out, as a
+client-side ``kubectl apply`` or a Pulumi update keeps fields it never set.
+
+Updates of an object that is being deleted (``metadata.deletionTimestamp`` set) are admitted
+without validation, so finalizers can be removed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import (
+    DCD_KIND,
+    DGD_KIND,
+    DynamoComponentDeployment,
+    DynamoGraphDeployment,
+    DynamoGraphDeploymentScalingAdapter,
+    ObjectMeta,
+)
+from dynamo_pulumi.constants import (
+    DYNAMO_API_GROUP,
+    KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
+    KUBE_ANNOTATION_WORKLOAD_PROVIDER,
+)
+from dynamo_pulumi.defaulting import default_component_deployment, default_graph
+from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, Path, invalid
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.validation.cel import validate_component_deployment_cel, validate_graph_cel
+from dynamo_pulumi.validation.component import validate_component, validate_component_update
+from dynamo_pulumi.validation.context import ValidationContext
+from dynamo_pulumi.validation.graph import grove_pathway, validate_graph_spec
+from dynamo_pulumi.validation.graph_update import (
+    BACKEND_FRAMEWORK_WARNING,
+    MSG_BACKEND_IMMUTABLE,
+    validate_graph_update,
+)
+from dynamo_pulumi.validation.metadata import validate_graph_metadata
+from dynamo_pulumi.validation.power import ratchet_product_errors
+
+__all__ = ["admit", "check", "validate", "validate_update"]
+
+AdmissionObject = DynamoGraphDeployment | DynamoComponentDeployment | DynamoGraphDeploymentScalingAdapter
+
+#: Annotations only the defaulting webhook writes on a DGD, kept across a user's update.
+_OPERATOR_OWNED_ANNOTATIONS = (
+    KUBE_ANNOTATION_WORKLOAD_PROVIDER,
+    KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
+)
+
+
+def validate(obj: AdmissionObject, platform: Platform | None = None) -> Findings:
+    """CREATE admission of one object: every error of the first failing stage, and warnings."""
+    return admit(obj, platform)[1]
+
+
+def validate_update(old: AdmissionObject, new: AdmissionObject, platform: Platform | None = None) -> Findings:
+    """UPDATE admission of ``new`` replacing ``old`` (the object as previously applied)."""
+    return admit(new, platform, old=old)[1]
+
+
+def check(
+    obj: AdmissionObject, platform: Platform | None = None, old: AdmissionObject | None = None
+) -> list[str]:
+    """Admit or raise :class:`GraphValidationError` with every error; returns the warnings."""
+    findings = admit(obj, platform, old=old)[1]
+    if findings.errors:
+        raise GraphValidationError(findings.errors, obj.kind, obj.name, findings.warnings)
+    return findings.warnings
+
+
+def admit(
+    obj: AdmissionObject, platform: Platform | None = None, old: AdmissionObject | None = None
+) -> tuple[Any, Findings]:
+    """The object as stored after defaulting, and what admission found."""
+    platform = platform or Platform()
+    if old is not None and type(old) is not type(obj):
+        return obj, Findings(errors=[_kind_mismatch(old, obj)])
+    if isinstance(obj, DynamoGraphDeployment):
+        if old is None:
+            return _admit_graph_create(obj, platform)
+        return _admit_graph_update(old, obj, platform)  # type: ignore[arg-type]
+    if isinstance(obj, DynamoComponentDeployment):
+        if old is None:
+            return _admit_component_create(obj, platform)
+        return _admit_component_update(old, obj, platform)  # type: ignore[arg-type]
+    # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
+    return obj, Findings()
+
+
+# --- DGD ------------------------------------------------------------------------------------------
+
+
+def graph_context(dgd: DynamoGraphDeployment, platform: Platform, operation: str) -> ValidationContext:
+    """The request context of a (defaulted) DGD."""
+    on_grove, reason = grove_pathway(dgd, platform)
+    return ValidationContext(
+        kind=DGD_KIND,
+        operation=operation,  # type: ignore[arg-type]
+        platform=platform,
+        backend_framework=dgd.spec.backend_framework,
+        annotations=dgd.annotations,
+        workload_provider=dgd.annotations.get(KUBE_ANNOTATION_WORKLOAD_PROVIDER),
+        grove_pathway=on_grove,
+        grove_pathway_reason=reason,
+    )
+
+
+def _admit_graph_create(
+    dgd: DynamoGraphDeployment, platform: Platform
+) -> tuple[DynamoGraphDeployment, Findings]:
+    defaulted = default_graph(dgd, platform, "create")
+    cel_errors = validate_graph_cel(defaulted)
+    if cel_errors:
+        return defaulted, Findings(errors=cel_errors)
+    return defaulted, _graph_stateless(defaulted, graph_context(defaulted, platform, "create"))
+
+
+def _graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext) -> Findings:
+    findings = Findings(errors=validate_graph_metadata(dgd))
+    findings.extend(validate_graph_spec(dgd, ctx))
+    return findings
+
+
+def _admit_graph_update(
+    old: DynamoGraphDeployment, new: DynamoGraphDeployment, platform: Platform
+) -> tuple[DynamoGraphDeployment, Findings]:
+    stored = stored_graph(old, platform)
+    defaulted = default_graph(_carry_operator_annotations(new, stored), platform, "update")
+    if _is_deleting(defaulted.metadata):
+        return defaulted, Findings()
+    cel_errors = validate_graph_cel(defaulted, old=stored)
+    if cel_errors:
+        return defaulted, Findings(errors=cel_errors)
+    ctx = graph_context(defaulted, platform, "update")
+    stateless = _graph_stateless(defaulted, ctx)
+    errors, ratchet_warnings = ratchet_product_errors(stateless.errors, defaulted, stored)
+    warnings = stateless.warnings + ratchet_warnings
+    if errors:
+        return defaulted, Findings(errors=errors, warnings=warnings)
+    transition = validate_graph_update(defaulted, stored, ctx)
+    return defaulted, Findings(errors=transition.errors, warnings=warnings + transition.warnings)
+
+
+def stored_graph(old: DynamoGraphDeployment, platform: Platform) -> DynamoGraphDeployment:
+    """``old`` as the API server stored it: defaulted on create unless it already carries the
+    provider annotation only the defaulting webhook writes (then it is a stored object)."""
+    if KUBE_ANNOTATION_WORKLOAD_PROVIDER in old.annotations:
+        return default_graph(old, platform, "update")
+    return default_graph(old, platform, "create")
+
+
+def _carry_operator_annotations(
+    new: DynamoGraphDeployment, stored: DynamoGraphDeployment
+) -> DynamoGraphDeployment:
+    missing = {
+        key: stored.annotations[key]
+        for key in _OPERATOR_OWNED_ANNOTATIONS
+        if key in stored.annotations and key not in new.annotations
+    }
+    if not missing:
+        return new
+    metadata = new.metadata.model_copy(update={"annotations": {**new.annotations, **missing}})
+    return new.model_copy(update={"metadata": metadata})
+
+
+# --- DCD ------------------------------------------------------------------------------------------
+
+
+def component_context(
+    dcd: DynamoComponentDeployment, platform: Platform, operation: str
+) -> ValidationContext:
+    return ValidationContext(
+        kind=DCD_KIND,
+        operation=operation,  # type: ignore[arg-type]
+        platform=platform,
+        backend_framework=dcd.spec.backend_framework,
+        annotations=dcd.annotations,
+        owner_is_dgd=_controlled_by_dgd(dcd.metadata),
+    )
+
+
+def _admit_component_create(
+    dcd: DynamoComponentDeployment, platform: Platform
+) -> tuple[DynamoComponentDeployment, Findings]:
+    defaulted = default_component_deployment(dcd)
+    cel_errors = validate_component_deployment_cel(defaulted)
+    if cel_errors:
+        return defaulted, Findings(errors=cel_errors)
+    ctx = component_context(defaulted, platform, "create")
+    return defaulted, validate_component(defaulted.spec, Path("spec"), ctx)
+
+
+def _admit_component_update(
+    old: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform
+) -> tuple[DynamoComponentDeployment, Findings]:
+    stored = default_component_deployment(old)
+    submitted = new
+    if not new.spec.name and stored.spec.name:
+        submitted = new.model_copy(update={"spec": new.spec.model_copy(update={"name": stored.spec.name})})
+    if _is_deleting(submitted.metadata):
+        return submitted, Findings()
+    cel_errors = validate_component_deployment_cel(submitted, old=stored)
+    if cel_errors:
+        return submitted, Findings(errors=cel_errors)
+    ctx = component_context(submitted, platform, "update")
+    spec_path = Path("spec")
+    findings = validate_component(submitted.spec, spec_path, ctx)
+    if submitted.spec.backend_framework != stored.spec.backend_framework:
+        findings.warnings.append(BACKEND_FRAMEWORK_WARNING)
+        findings.errors.append(
+            invalid(
+                spec_path.child("backendFramework"),
+                submitted.spec.backend_framework or "",
+                MSG_BACKEND_IMMUTABLE,
+            )
+        )
+    findings.extend(validate_component_update(stored.spec, submitted.spec, spec_path, ctx))
+    return submitted, findings
+
+
+def _controlled_by_dgd(metadata: ObjectMeta) -> bool:
+    """The controller ownerReference is a DynamoGraphDeployment of group nvidia.com."""
+    refs = (metadata.model_extra or {}).get("ownerReferences")
+    if not isinstance(refs, list):
+        return False
+    for ref in refs:
+        if not isinstance(ref, dict) or ref.get("controller") is not True:
+            continue
+        group = str(ref.get("apiVersion", "")).split("/", 1)[0]
+        return group == DYNAMO_API_GROUP and ref.get("kind") == DGD_KIND
+    return False
+
+
+# --- shared ---------------------------------------------------------------------------------------
+
+
+def _is_deleting(metadata: ObjectMeta) -> bool:
+    return bool((metadata.model_extra or {}).get("deletionTimestamp"))
+
+
+def _kind_mismatch(old: AdmissionObject, new: AdmissionObject) -> FieldError:
+    return invalid(Path("kind"), new.kind, f"cannot replace a {old.kind} with a {new.kind}")

@@ -1,0 +1,237 @@
+"""The CRD's object-level CEL rules (``x-kubernetes-validations``), evaluated in Python.
+
+The API server evaluates these after defaulting and before any validating webhook, so a CEL
+failure rejects the request on its own. It reports each failure at the schema node that carries
+the rule, as ``Invalid value`` whose value is the node's OpenAPI type (``"object"``,
+``"array"``, ``"string"``), followed by the rule's message — so do we.
+
+Field-level limits the schema states directly (patterns, enums, minimums) are enforced when the
+model loads (:mod:`dynamo_pulumi.api.parse`); list-map key uniqueness of ``spec.components`` is a
+structural rule the models do not express, so it is checked here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dynamo_pulumi.api import pods
+from dynamo_pulumi.api.v1beta1 import (
+    ComponentSpecFields,
+    DynamoComponentDeployment,
+    DynamoComponentDeploymentSharedSpec,
+    DynamoGraphDeployment,
+    KvTransferPolicy,
+)
+from dynamo_pulumi.constants import KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND, MAIN_CONTAINER_NAME
+from dynamo_pulumi.errors import ErrorType, FieldError, Path, duplicate
+
+OBJECT = "object"
+ARRAY = "array"
+STRING = "string"
+
+COMPONENT_TYPE_EPP = "epp"
+COMPONENT_TYPE_LPX = "lpx"
+GMS_MODE_INTRA_POD = "IntraPod"
+GMS_MODE_INTER_POD = "InterPod"
+KV_ENFORCEMENT_PREFERRED = "preferred"
+LABEL_KEY_PREFIX_MAX_LENGTH = 253
+VLLM_DISTRIBUTED_EXECUTOR_BACKENDS = ("mp", "ray")
+
+MSG_RESTART_ON_CREATE = (
+    "spec.restart must be unset on create; set spec.restart.id after creation to request a restart"
+)
+MSG_AT_MOST_ONE_EPP = "at most one component may have type epp"
+MSG_UNIQUE_CASE_INSENSITIVE = "component names must be unique case-insensitively"
+MSG_EPP_CONFIG_TYPE = "eppConfig may only be set when type is epp"
+MSG_MIN_AVAILABLE_LE_REPLICAS = "minAvailable must be less than or equal to replicas unless replicas is 0"
+MSG_MIN_AVAILABLE_IMMUTABLE = "minAvailable is immutable after creation"
+MSG_TYPE_IMMUTABLE = "type is immutable after it is set"
+MSG_EPP_CONFIG_EXACTLY_ONE = "exactly one of configMapRef or config must be specified"
+MSG_CHECKPOINT_JOB_WITH_REF = "checkpoint.job cannot be set when checkpointRef is specified"
+MSG_GMS_CLIENT_CONTAINERS = "extraClientContainers is only supported with mode=IntraPod"
+MSG_GMS_CLIENT_PODS_MODE = "extraClientPods is only supported with mode=InterPod"
+MSG_GMS_CLIENT_PODS_RESERVED = "extraClientPods is reserved for inter-pod GMS and is not implemented yet"
+MSG_POD_BACKEND_ANNOTATION = "podTemplate backend annotation must be mp or ray, case-insensitively"
+MSG_SIDECAR_IMAGE = "sidecar containers must specify a non-empty image"
+MSG_INIT_IMAGE = "init containers must specify a non-empty image"
+MSG_KVT_EXACTLY_ONE = "exactly one of labelKey or clusterTopologyName is required"
+MSG_KVT_WEIGHT_REQUIRED = "preferredWeight is required when enforcement is preferred"
+MSG_KVT_WEIGHT_ONLY_PREFERRED = "preferredWeight may only be set when enforcement is preferred"
+MSG_KVT_LABEL_PREFIX = "labelKey prefix must be 253 characters or less"
+MSG_LPX_SCALING_ADAPTER = "scalingAdapter is not supported when type is lpx"
+
+
+def cel_error(path: Path | str, node_type: str, message: str) -> FieldError:
+    """A failed CEL rule as the API server reports it."""
+    return FieldError(ErrorType.INVALID, str(path), message, node_type)
+
+
+# --- DGD ------------------------------------------------------------------------------------------
+
+
+def validate_graph_cel(
+    dgd: DynamoGraphDeployment, old: DynamoGraphDeployment | None = None
+) -> list[FieldError]:
+    """Every CEL rule of a DGD; transition rules run when ``old`` (the stored object) is given."""
+    spec_path = Path("spec")
+    errors: list[FieldError] = []
+    if old is None and dgd.spec.restart is not None:
+        errors.append(cel_error(spec_path, OBJECT, MSG_RESTART_ON_CREATE))
+    components = dgd.spec.components
+    if components is not None:
+        errors += _components_list_errors(components, spec_path.child("components"))
+        old_by_name = {c.name: c for c in (old.components if old is not None else [])}
+        for i, comp in enumerate(components):
+            path = spec_path.child("components").index(i)
+            errors += validate_component_cel(comp, path)
+            previous = old_by_name.get(comp.name)
+            if previous is not None:
+                errors += validate_component_transition_cel(comp, previous, path)
+    experimental = dgd.spec.experimental
+    if experimental is not None and experimental.kv_transfer_policy is not None:
+        errors += _kv_transfer_policy_errors(
+            experimental.kv_transfer_policy, spec_path.child("experimental", "kvTransferPolicy")
+        )
+    return errors
+
+
+def _components_list_errors(
+    components: Sequence[DynamoComponentDeploymentSharedSpec], path: Path
+) -> list[FieldError]:
+    """List-map key uniqueness, then the two list-level CEL rules."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, comp in enumerate(components):
+        if comp.name in seen:
+            errors.append(duplicate(path.index(i), {"name": comp.name}))
+        seen.add(comp.name)
+    if sum(1 for c in components if c.type == COMPONENT_TYPE_EPP) > 1:
+        errors.append(cel_error(path, ARRAY, MSG_AT_MOST_ONE_EPP))
+    lowered = [c.name.lower() for c in components]
+    if any(lowered.count(name) != 1 for name in lowered):
+        errors.append(cel_error(path, ARRAY, MSG_UNIQUE_CASE_INSENSITIVE))
+    return errors
+
+
+# --- DCD ------------------------------------------------------------------------------------------
+
+
+def validate_component_deployment_cel(
+    dcd: DynamoComponentDeployment, old: DynamoComponentDeployment | None = None
+) -> list[FieldError]:
+    """Every CEL rule of a DCD (the shared-spec rules at ``spec``)."""
+    path = Path("spec")
+    errors = validate_component_cel(dcd.spec, path)
+    if old is not None:
+        errors += validate_component_transition_cel(dcd.spec, old.spec, path)
+    return errors
+
+
+# --- the shared component spec --------------------------------------------------------------------
+
+
+def validate_component_cel(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
+    """Object rules on one component (DGD item or DCD spec) and on its nested structs."""
+    errors: list[FieldError] = []
+    if comp.epp_config is not None and comp.type != COMPONENT_TYPE_EPP:
+        errors.append(cel_error(path, OBJECT, MSG_EPP_CONFIG_TYPE))
+    if not _min_available_fits(comp):
+        errors.append(cel_error(path, OBJECT, MSG_MIN_AVAILABLE_LE_REPLICAS))
+    if comp.type == COMPONENT_TYPE_LPX and comp.scaling_adapter is not None:
+        errors.append(cel_error(path, OBJECT, MSG_LPX_SCALING_ADAPTER))
+    epp = comp.epp_config
+    if epp is not None and (epp.config_map_ref is None) == (epp.config is None):
+        errors.append(cel_error(path.child("eppConfig"), OBJECT, MSG_EPP_CONFIG_EXACTLY_ONE))
+    errors += _experimental_errors(comp, path.child("experimental"))
+    errors += pod_template_cel(comp.pod_template, path.child("podTemplate"))
+    return errors
+
+
+def validate_component_transition_cel(
+    new: ComponentSpecFields, old: ComponentSpecFields, path: Path
+) -> list[FieldError]:
+    """Transition rules: once set, ``minAvailable`` and ``type`` keep their value."""
+    errors: list[FieldError] = []
+    if old.min_available is not None and new.min_available != old.min_available:
+        errors.append(cel_error(path, OBJECT, MSG_MIN_AVAILABLE_IMMUTABLE))
+    if old.type is not None and new.type != old.type:
+        errors.append(cel_error(path, OBJECT, MSG_TYPE_IMMUTABLE))
+    return errors
+
+
+def _min_available_fits(comp: ComponentSpecFields) -> bool:
+    """``!has(minAvailable) || replicas == 0 || minAvailable <= (has(replicas) ? replicas : 1)``."""
+    if comp.min_available is None or comp.replicas == 0:
+        return True
+    return comp.min_available <= comp.effective_replicas
+
+
+def _experimental_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
+    errors: list[FieldError] = []
+    checkpoint = comp.checkpoint
+    if checkpoint is not None and checkpoint.job is not None and checkpoint.checkpoint_ref:
+        errors.append(cel_error(path.child("checkpoint"), OBJECT, MSG_CHECKPOINT_JOB_WITH_REF))
+    gms = comp.gms
+    if gms is not None:
+        gms_path = path.child("gpuMemoryService")
+        # CEL sees the CRD-defaulted mode (IntraPod when omitted).
+        if gms.extra_client_containers and gms.effective_mode != GMS_MODE_INTRA_POD:
+            errors.append(cel_error(gms_path, OBJECT, MSG_GMS_CLIENT_CONTAINERS))
+        if gms.extra_client_pods and gms.effective_mode != GMS_MODE_INTER_POD:
+            errors.append(cel_error(gms_path, OBJECT, MSG_GMS_CLIENT_PODS_MODE))
+        if gms.extra_client_pods:
+            errors.append(cel_error(gms_path, OBJECT, MSG_GMS_CLIENT_PODS_RESERVED))
+    return errors
+
+
+def pod_template_cel(template: dict[str, Any] | None, path: Path) -> list[FieldError]:
+    """Rules the CRD puts inside a component ``podTemplate``: backend annotation, container images."""
+    if template is None:
+        return []
+    errors: list[FieldError] = []
+    annotations = pods.pod_annotations(template)
+    backend = annotations.get(KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND)
+    if backend is not None and not (
+        isinstance(backend, str) and backend.lower() in VLLM_DISTRIBUTED_EXECUTOR_BACKENDS
+    ):
+        errors.append(cel_error(path.child("metadata", "annotations"), OBJECT, MSG_POD_BACKEND_ANNOTATION))
+    spec_path = path.child("spec")
+    for i, container in _indexed(template, "containers"):
+        if container.get("name") != MAIN_CONTAINER_NAME and _blank_image(container):
+            errors.append(cel_error(spec_path.child("containers").index(i), OBJECT, MSG_SIDECAR_IMAGE))
+    for i, container in _indexed(template, "initContainers"):
+        if _blank_image(container):
+            errors.append(cel_error(spec_path.child("initContainers").index(i), OBJECT, MSG_INIT_IMAGE))
+    return errors
+
+
+def _indexed(template: dict[str, Any], key: str) -> list[tuple[int, dict[str, Any]]]:
+    items = pods.pod_spec(template).get(key)
+    if not isinstance(items, list):
+        return []
+    return [(i, c) for i, c in enumerate(items) if isinstance(c, dict)]
+
+
+def _blank_image(container: dict[str, Any]) -> bool:
+    """``!has(self.image) || self.image == ""``; a non-string (e.g. a pulumi Output) counts as set."""
+    image = container.get("image")
+    return image is None or image == ""
+
+
+# --- kvTransferPolicy -----------------------------------------------------------------------------
+
+
+def _kv_transfer_policy_errors(policy: KvTransferPolicy, path: Path) -> list[FieldError]:
+    errors: list[FieldError] = []
+    if (policy.label_key is None) == (policy.cluster_topology_name is None):
+        errors.append(cel_error(path, OBJECT, MSG_KVT_EXACTLY_ONE))
+    preferred = policy.enforcement == KV_ENFORCEMENT_PREFERRED
+    if preferred and policy.preferred_weight is None:
+        errors.append(cel_error(path, OBJECT, MSG_KVT_WEIGHT_REQUIRED))
+    if policy.preferred_weight is not None and not preferred:
+        errors.append(cel_error(path, OBJECT, MSG_KVT_WEIGHT_ONLY_PREFERRED))
+    key = policy.label_key
+    if key is not None and "/" in key and len(key.split("/", 1)[0]) > LABEL_KEY_PREFIX_MAX_LENGTH:
+        errors.append(cel_error(path.child("labelKey"), STRING, MSG_KVT_LABEL_PREFIX))
+    return errors
