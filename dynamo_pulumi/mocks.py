@@ -10,6 +10,7 @@ root stack resource in context variables, so nothing leaks from one run (or test
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -141,8 +142,23 @@ def run_program(
 ) -> tuple[Recording, Any]:
     """Run ``program`` under mocks; returns what it registered and what it returned."""
     recording = Recording()
-    result = contextvars.Context().run(_session, program, preview, recording, project, stack)
+    loop = asyncio.new_event_loop()
+    previous = _current_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        result = contextvars.Context().run(_session, program, preview, recording, project, stack)
+    finally:
+        loop.close()
+        asyncio.set_event_loop(previous)
     return recording, result
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    """The thread's event loop if one is set (without creating one)."""
+    try:
+        return asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        return None
 
 
 def is_unknown(value: Any) -> bool:

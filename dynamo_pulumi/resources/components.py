@@ -17,32 +17,15 @@ import pulumi
 
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
-from dynamo_pulumi.resources.options import REPLICA_PATHS, scaled_pcs_paths
+from dynamo_pulumi.resources.options import ignore_changes
 from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
-from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject, SpecSource, plan_graph
+from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
 
 DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
 
 PlatformSource = Platform | Mapping[str, Any] | str | Path | None
-
-
-def _component_ignores(planned: PlannedObject, component: ComponentPlan) -> list[str]:
-    """With a scaling adapter an autoscaler owns the workload's replicas: Pulumi must not fight it."""
-    if component.scaling_adapter and planned.kind in REPLICA_PATHS:
-        return [REPLICA_PATHS[planned.kind]]
-    return []
-
-
-def _graph_ignores(planned: PlannedObject, plan: GraphPlan) -> list[str]:
-    if planned.kind != "PodCliqueSet":
-        return []
-    paths: list[str] = []
-    for component in plan.components:
-        if component.scaling_adapter:
-            paths.extend(scaled_pcs_paths(planned.obj, component.name))
-    return paths
 
 
 def _with_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
@@ -89,9 +72,9 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         super().__init__(DCD_TYPE, name, None, _with_provider(opts) if standalone else opts)
         if standalone:  # a standalone DCD owns what would otherwise be graph-level
             for planned in _plan.graph_objects:
-                register(planned, self, _plan.outputs, _graph_ignores(planned, _plan))
+                register(planned, self, _plan.outputs, ignore_changes(planned, _plan, None))
         self.resources = [
-            register(planned, self, _plan.outputs, _component_ignores(planned, _component))
+            register(planned, self, _plan.outputs, ignore_changes(planned, _plan, _component))
             for planned in _component.objects
         ]
         self.summary = summarize_component(_component, _plan)
@@ -138,7 +121,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         super().__init__(DGD_TYPE, name, None, _with_provider(opts))
         self.graph_resources = [
-            register(planned, self, plan.outputs, _graph_ignores(planned, plan)) for planned in plan.graph_objects
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None)) for planned in plan.graph_objects
         ]
         self.components: dict[str, DynamoComponentDeployment] = {
             component.name: DynamoComponentDeployment(

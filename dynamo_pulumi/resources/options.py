@@ -18,8 +18,12 @@ detailed diff and :mod:`dynamo_pulumi.diffing` matches the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import GROVE_API_VERSION, LWS_API_VERSION
+from dynamo_pulumi.constants import GROVE_API_VERSION, KUBE_LABEL_DYNAMO_COMPONENT, LWS_API_VERSION
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
 
 #: Changing either always replaces any object (the provider's rule for every kind).
 IDENTITY_PATHS: tuple[str, ...] = ("metadata.name", "metadata.namespace")
@@ -143,8 +147,6 @@ REPLICA_PATHS: dict[str, str] = {
 
 def scaled_pcs_paths(pcs: dict, component: str) -> list[str]:
     """The replica paths of one component inside a PodCliqueSet (clique or scaling group)."""
-    from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
-
     template = (pcs.get("spec") or {}).get("template") or {}
     paths: list[str] = []
     lower = component.lower()
@@ -157,4 +159,20 @@ def scaled_pcs_paths(pcs: dict, component: str) -> list[str]:
         labels = clique.get("labels") or {}
         if labels.get(KUBE_LABEL_DYNAMO_COMPONENT) == component or clique.get("name") == lower:
             paths.append(f"spec.template.cliques[{i}].spec.replicas")
+    return paths
+
+
+def ignore_changes(planned: PlannedObject, plan: GraphPlan, owner: ComponentPlan | None) -> list[str]:
+    """``ignore_changes`` for one object: with a scaling adapter an autoscaler (DGDSA, HPA,
+    planner) owns the replicas, so Pulumi must neither send nor diff them."""
+    if owner is not None:
+        if owner.scaling_adapter and planned.kind in REPLICA_PATHS:
+            return [REPLICA_PATHS[planned.kind]]
+        return []
+    if planned.kind != "PodCliqueSet":
+        return []
+    paths: list[str] = []
+    for component in plan.components:
+        if component.scaling_adapter:
+            paths.extend(scaled_pcs_paths(planned.obj, component.name))
     return paths

@@ -56,10 +56,8 @@ class GpuPlacement:
     def apply(self, wire: dict[str, Any]) -> list[str]:
         """Apply to a DGD or DCD wire dict in place; returns the components placed."""
         spec = wire.setdefault("spec", {})
-        if wire.get("kind") == "DynamoComponentDeployment":
-            entries = [spec]
-        else:
-            entries = spec.get("components") or []
+        standalone = wire.get("kind") == "DynamoComponentDeployment"
+        entries = [spec] if standalone else spec.get("components") or []
         placed: list[str] = []
         for component in entries:
             if self.targets(component):

@@ -177,8 +177,7 @@ def validate_graph(graph: GraphModel, platform: Platform) -> list[str]:
     if check is None:  # validation package still being assembled in this tree
         return []
     result = check(graph, platform)
-    warnings = getattr(result, "warnings", None)
-    return list(warnings) if isinstance(warnings, list) else []
+    return [str(w) for w in result] if isinstance(result, list) else []
 
 
 # --- grouping ---------------------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+"""The Pulumi program body shared by the root ``__main__.py``, ``dynamo-pulumi preview`` and the
+examples: plan one graph, register it, export its outputs.
+
+Stack configuration (``pulumi config set dynamo-pulumi:<key> <value>``):
+
+* ``graph`` - path of the DGD/DCD YAML (v1beta1 or v1alpha1); default: the embedded example;
+* ``namespace`` - Kubernetes namespace (default: the graph's ``metadata.namespace`` or ``default``);
+* ``platform`` - path of a platform YAML (operator configuration and cluster facts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pulumi
+
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.resources.components import DynamoGraphDeployment
+from dynamo_pulumi.resources.placement import GpuPlacement
+from dynamo_pulumi.resources.plan import GraphPlan, SpecSource, plan_graph
+
+CONFIG_NAMESPACE = "dynamo-pulumi"
+DEFAULT_GRAPH = "default-graph.yaml"
+
+
+def default_graph_path() -> Path:
+    """The embedded example graph (packaged in ``dynamo_pulumi/data``)."""
+    return Path(str(resources.files("dynamo_pulumi") / "data" / DEFAULT_GRAPH))
+
+
+def plan(
+    graph: SpecSource | None = None,
+    namespace: str | None = None,
+    platform: Platform | Mapping[str, Any] | str | Path | None = None,
+    placement: GpuPlacement | None = None,
+) -> GraphPlan:
+    """The plan of ``graph`` (default: the embedded example). Raises on an invalid graph."""
+    return plan_graph(graph if graph is not None else default_graph_path(), platform, namespace, "", placement)
+
+
+def deploy(
+    graph: SpecSource | GraphPlan | None = None,
+    namespace: str | None = None,
+    platform: Platform | Mapping[str, Any] | str | Path | None = None,
+    placement: GpuPlacement | None = None,
+    opts: pulumi.ResourceOptions | None = None,
+    export: bool = True,
+) -> DynamoGraphDeployment:
+    """Register one graph (named after its ``metadata.name``) and export its outputs."""
+    planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement)
+    dgd = DynamoGraphDeployment(planned.name, planned, opts=opts)
+    if export:
+        pulumi.export("dynamoNamespace", dgd.dynamo_namespace)
+        pulumi.export("frontendUrl", dgd.frontend_url)
+        pulumi.export("totalGpus", dgd.total_gpus)
+        pulumi.export("components", dgd.component_outputs)
+    return dgd
+
+
+def main() -> DynamoGraphDeployment:
+    """Entry point of the root ``__main__.py``: everything comes from stack configuration."""
+    config = pulumi.Config(CONFIG_NAMESPACE)
+    return deploy(
+        graph=config.get("graph") or None,
+        namespace=config.get("namespace") or None,
+        platform=config.get("platform") or None,
+    )
