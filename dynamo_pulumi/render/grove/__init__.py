@@ -1,0 +1,161 @@
+"""The Grove pathway: one PodCliqueSet for the whole graph plus the DGD-owned objects around it.
+
+``render_grove`` mirrors the DGD controller's Grove program for a graph created fresh (no
+existing PCS, so nothing to preserve from a previous revision):
+
+1. refuse what needs the cluster (LPX, checkpoint restores);
+2. per component, expand roles into cliques, build each clique's pod spec through the shared pod
+   assembly (+ GMS/failover transforms), labels and annotations; add the scaling group, the
+   per-rank claim templates of inter-pod GMS and the startup ordering;
+3. compose provider overrides onto the finished PCS;
+4. add the DGD-owned objects: intra-pod GMS ResourceClaimTemplates, component and model Services
+   (Grove flavour), ingress for frontends, and the graph-level objects (RBAC, EPP, wait-for-leader
+   ConfigMap, scaling adapters) from the shared builders.
+
+The input graph is expected after defaulting (``dynamo_pulumi.defaulting.default_graph``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.grove.cliques import build_clique
+from dynamo_pulumi.render.grove.gms import rank_claim_template_configs, standalone_claim_templates
+from dynamo_pulumi.render.grove.metadata import (
+    GraphFacts,
+    clique_annotations,
+    clique_labels,
+    component_dynamo_namespace,
+)
+from dynamo_pulumi.render.grove.podcliqueset import pod_clique_set_shell
+from dynamo_pulumi.render.grove.pods import (
+    PodRequest,
+    PodSpecBuilder,
+    clique_pod_spec,
+    default_pod_spec_builder,
+)
+from dynamo_pulumi.render.grove.provider_overrides import compose_overrides
+from dynamo_pulumi.render.grove.roles import expand_roles, is_inter_pod_failover
+from dynamo_pulumi.render.grove.scaling_groups import build_scaling_group
+from dynamo_pulumi.render.grove.startup_order import (
+    CLIQUE_STARTUP_TYPE_EXPLICIT,
+    apply_startup_dependencies,
+    startup_dependencies,
+)
+from dynamo_pulumi.render.grove.unsupported import checkpoint_gated, refuse_cluster_dependent
+
+__all__ = ["PodSpecBuilder", "render_grove", "render_pod_clique_set"]
+
+
+def render_grove(
+    dgd: DynamoGraphDeployment,
+    platform: Platform,
+    namespace: str,
+    *,
+    worker_hash: str | None = None,
+    pod_spec_builder: PodSpecBuilder | None = None,
+) -> list[dict[str, Any]]:
+    """Every object the operator creates for ``dgd`` on the Grove pathway, in a stable order.
+
+    ``worker_hash`` defaults to the graph's computed worker hash (the suffix is always on for a
+    freshly created Grove graph with worker components).
+    """
+    from dynamo_pulumi.render.grove.ancillary import ancillary_objects
+
+    namespace = dgd.metadata.namespace or namespace
+    if worker_hash is None:
+        from dynamo_pulumi.render.worker_hash import compute_worker_hash
+
+        worker_hash = compute_worker_hash(dgd, namespace)
+    pcs = render_pod_clique_set(
+        dgd, platform, namespace, worker_hash=worker_hash, pod_spec_builder=pod_spec_builder
+    )
+    objects = [pcs]
+    objects += standalone_claim_templates(dgd, namespace)
+    objects += ancillary_objects(dgd, platform, namespace, worker_hash)
+    return objects
+
+
+def render_pod_clique_set(
+    dgd: DynamoGraphDeployment,
+    platform: Platform,
+    namespace: str,
+    *,
+    worker_hash: str = "",
+    pod_spec_builder: PodSpecBuilder | None = None,
+) -> dict[str, Any]:
+    """``GenerateGrovePodCliqueSet`` followed by provider-override composition."""
+    from dynamo_pulumi.render.graph import (
+        component_backend_framework,
+        generate_component_deployments,
+        graph_backend_framework,
+    )
+
+    refuse_cluster_dependent(dgd, platform)
+    build = pod_spec_builder or default_pod_spec_builder
+    facts = GraphFacts.of(dgd, platform, namespace, worker_hash)
+    pcs = pod_clique_set_shell(dgd, platform, namespace)
+    template = pcs["spec"]["template"]
+    dcds = generate_component_deployments(dgd, namespace, worker_hash)
+    graph_backend = graph_backend_framework(dgd)
+    groups: list[dict[str, Any]] = []
+    claim_templates: list[dict[str, Any]] = []
+    explicit = False
+    for component, dcd in zip(dgd.components, dcds, strict=True):
+        backend = component_backend_framework(dcd["spec"], graph_backend)
+        base = _pod_request(facts, platform, component, dcd, backend)
+        roles = expand_roles(component.name, component)
+        gated = checkpoint_gated(component, platform)
+        cliques = [
+            build_clique(
+                component,
+                role,
+                clique_pod_spec(build, base, component, role),
+                clique_labels(facts, component, role, inter_pod_failover=is_inter_pod_failover(component)),
+                clique_annotations(facts, component, role),
+                dgd.spec.topology_constraint,
+                gated=gated,
+            )
+            for role in roles
+        ]
+        deps = startup_dependencies(roles, base.backend_framework, component.number_of_nodes,
+                                    component.is_inter_pod_gms)
+        explicit = apply_startup_dependencies(cliques, deps) or explicit
+        template["cliques"].extend(cliques)
+        if component.is_inter_pod_gms:
+            claim_templates += rank_claim_template_configs(component.name, component, roles)
+        if component.uses_pcsg:
+            groups.append(build_scaling_group(component.name, component, roles,
+                                              dgd.spec.topology_constraint, gated=gated))
+    if explicit:
+        template["cliqueStartupType"] = CLIQUE_STARTUP_TYPE_EXPLICIT
+    if groups:
+        template["podCliqueScalingGroups"] = groups
+    if claim_templates:
+        template["resourceClaimTemplates"] = claim_templates
+    return compose_overrides(dgd, pcs)
+
+
+def _pod_request(
+    facts: GraphFacts,
+    platform: Platform,
+    component: DynamoComponentDeploymentSharedSpec,
+    dcd: dict[str, Any],
+    backend: str,
+) -> PodRequest:
+    return PodRequest(
+        dcd=dcd,
+        role="main",
+        number_of_nodes=component.number_of_nodes,
+        wiring=None,
+        graph_name=facts.dgd.name,
+        namespace=facts.namespace,
+        dynamo_namespace=component_dynamo_namespace(facts, component),
+        platform=platform,
+        backend_framework=backend,
+        graph_has_epp=facts.has_epp,
+        discovery_backend=facts.discovery_backend,
+        worker_hash=facts.worker_hash,
+    )

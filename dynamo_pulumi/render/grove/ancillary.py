@@ -1,0 +1,134 @@
+"""DGD-owned objects around the PodCliqueSet on the Grove pathway (ERRATA 2.6-2.7).
+
+Grove has no DCDs, so the DGD controller creates what the DCD controller creates on the component
+pathway, with small differences:
+
+* component Services are named ``<dgd>-<component>`` (normalised), labelled with the graph's
+  ``spec.labels`` and the component pod-template labels, and select by type, Dynamo namespace and
+  component only (no ``role`` key: Grove pods carry none);
+* model Services carry the graph's ``spec.annotations`` too;
+* frontend ingress objects and the graph-level objects (RBAC, EPP, wait-for-leader ConfigMap,
+  scaling adapters) come unchanged from the shared builders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import (
+    DynamoComponentDeployment,
+    DynamoComponentDeploymentSharedSpec,
+    DynamoGraphDeployment,
+)
+from dynamo_pulumi.constants import (
+    COMPONENT_TYPE_FRONTEND,
+    DISCOVERY_BACKEND_KUBERNETES,
+    KUBE_LABEL_DYNAMO_COMPONENT,
+    KUBE_LABEL_DYNAMO_COMPONENT_TYPE,
+    KUBE_LABEL_DYNAMO_DISCOVERY_BACKEND,
+    KUBE_LABEL_DYNAMO_DISCOVERY_ENABLED,
+    KUBE_LABEL_DYNAMO_NAMESPACE,
+    KUBE_LABEL_DYNAMO_WORKER_HASH,
+    KUBE_LABEL_VALUE_TRUE,
+)
+from dynamo_pulumi.naming import component_service_name, dcd_name, dynamo_namespace, is_worker_type
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.grove.metadata import resolve_discovery_backend
+from dynamo_pulumi.render.objects import ingress
+from dynamo_pulumi.render.objects.common import k8s_object, object_meta
+from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
+from dynamo_pulumi.render.objects.model_service import build_model_service
+from dynamo_pulumi.render.objects.registry import GRAPH_BUILDERS
+from dynamo_pulumi.render.objects.service import service_port
+
+
+def _template_meta(component: DynamoComponentDeploymentSharedSpec) -> dict[str, Any]:
+    return dict((component.pod_template or {}).get("metadata") or {})
+
+
+def resource_labels(dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec,
+                    worker_hash: str) -> dict[str, Any]:
+    """``GetDGDComponentResourceLabels`` of the render deployment (worker hash applied)."""
+    labels: dict[str, Any] = dict(dgd.spec.labels or {})
+    labels.update(_template_meta(component).get("labels") or {})
+    if worker_hash and is_worker_type(component.type):
+        labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
+    return labels
+
+
+def resource_annotations(dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec) -> dict[str, Any]:
+    """``GetDGDComponentResourceAnnotations``: graph spec annotations under the template's."""
+    annotations: dict[str, Any] = dict(dgd.spec.annotations or {})
+    annotations.update(_template_meta(component).get("annotations") or {})
+    return annotations
+
+
+def component_service(
+    dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec, namespace: str,
+    worker_hash: str, k8s_discovery: bool,
+) -> dict[str, Any]:
+    """The Grove component Service (``GenerateComponentService`` with DGD-level metadata)."""
+    ctype = component.type or ""
+    labels = resource_labels(dgd, component, worker_hash)
+    if k8s_discovery:
+        labels[KUBE_LABEL_DYNAMO_DISCOVERY_BACKEND] = DISCOVERY_BACKEND_KUBERNETES
+        labels[KUBE_LABEL_DYNAMO_DISCOVERY_ENABLED] = KUBE_LABEL_VALUE_TRUE
+    selector = {
+        KUBE_LABEL_DYNAMO_COMPONENT_TYPE: ctype,
+        KUBE_LABEL_DYNAMO_NAMESPACE: dynamo_namespace(namespace, dgd.name, bool(component.global_dynamo_namespace)),
+        KUBE_LABEL_DYNAMO_COMPONENT: component.name,
+    }
+    name = component_service_name(dcd_name(dgd.name, component.name))
+    meta = object_meta(name, namespace, labels, resource_annotations(dgd, component))
+    return k8s_object("v1", "Service", meta, spec={"selector": selector, "ports": [service_port(ctype)]})
+
+
+def model_services(dgd: DynamoGraphDeployment, namespace: str) -> list[dict[str, Any]]:
+    """One headless model Service per distinct ``modelRef.name``, with the graph's annotations."""
+    objects: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for component in dgd.components:
+        model = component.model_ref.name if component.model_ref is not None else ""
+        if not model or model in seen:
+            continue
+        seen.add(model)
+        service = build_model_service(model, namespace)
+        annotations = {**(dgd.spec.annotations or {}), **service["metadata"].get("annotations", {})}
+        service["metadata"]["annotations"] = annotations
+        objects.append(service)
+    return objects
+
+
+def _frontend_ingress(dcd: dict[str, Any], dgd: DynamoGraphDeployment, platform: Platform,
+                      namespace: str, worker_hash: str) -> list[dict[str, Any]]:
+    ctx = ComponentContext(
+        dcd=dcd,
+        model=DynamoComponentDeployment.model_validate(dcd),
+        namespace=namespace,
+        platform=platform,
+        pod_template=lambda _role: {},
+        graph_name=dgd.name,
+        worker_hash=worker_hash,
+    )
+    return ingress.build(ctx)
+
+
+def ancillary_objects(
+    dgd: DynamoGraphDeployment, platform: Platform, namespace: str, worker_hash: str
+) -> list[dict[str, Any]]:
+    """Services, model Services, ingress, then the graph-level objects, in that order."""
+    from dynamo_pulumi.render.graph import generate_component_deployments
+
+    k8s_discovery = resolve_discovery_backend(dgd, platform) == DISCOVERY_BACKEND_KUBERNETES
+    dcds = generate_component_deployments(dgd, namespace, worker_hash)
+    objects: list[dict[str, Any]] = []
+    for component, dcd in zip(dgd.components, dcds, strict=True):
+        if k8s_discovery or component.type == COMPONENT_TYPE_FRONTEND:
+            objects.append(component_service(dgd, component, namespace, worker_hash, k8s_discovery))
+        if component.type == COMPONENT_TYPE_FRONTEND:
+            objects += _frontend_ingress(dcd, dgd, platform, namespace, worker_hash)
+    objects += model_services(dgd, namespace)
+    graph_ctx = GraphContext(graph=dgd, namespace=namespace, platform=platform, components=dcds)
+    for builder in GRAPH_BUILDERS:
+        objects += builder.build(graph_ctx)
+    return objects

@@ -1,0 +1,173 @@
+"""Pod specs for cliques: the shared pod assembly, then the Grove-only GMS/failover transforms.
+
+Every clique's pod spec comes from the pod assembly (:func:`dynamo_pulumi.render.pod.build_pod_template`)
+with pathway ``grove``, the clique's role and the Grove multinode wiring, exactly as the operator
+calls ``GenerateBasePodSpec`` for each role. Then, per role:
+
+* GMS weight-server cliques: the single-node main pod turned into the rank's weight server;
+* inter-pod GMS engine cliques: engine env and the shared host-path/claim resources;
+* intra-pod GMS and intra-pod failover are part of the base pod in the operator; they are applied
+  here only when the assembly has not already done so (both steps are guarded by what the pod
+  spec already contains).
+
+The assembly is passed in as a callable so the Grove structure can be rendered and tested on its
+own; :func:`default_pod_spec_builder` is the real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoComponentDeploymentSharedSpec
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring
+from dynamo_pulumi.render.grove.failover import (
+    ENGINE_CONTAINER_PREFIX,
+    build_intra_pod_failover,
+    is_intra_pod_failover,
+)
+from dynamo_pulumi.render.grove.gms import (
+    GMS_SERVER_CONTAINER_NAME,
+    apply_intra_pod_gms,
+    augment_engine_pod_spec,
+    gms_gpu_count,
+    weight_server_pod_spec,
+)
+from dynamo_pulumi.render.grove.roles import ServiceRole, is_inter_pod_failover
+
+
+@dataclass(frozen=True)
+class PodRequest:
+    """What the pod assembly needs for one clique."""
+
+    #: The component's generated DCD (wire form, graph defaults applied).
+    dcd: dict[str, Any]
+    #: ``main`` | ``leader`` | ``worker`` (GMS weight servers are rendered as ``main``).
+    role: str
+    #: Nodes the pod's launch is wired for (1 for GMS weight servers).
+    number_of_nodes: int
+    wiring: MultinodeWiring | None
+    graph_name: str
+    namespace: str
+    dynamo_namespace: str
+    platform: Platform
+    backend_framework: str
+    graph_has_epp: bool
+    discovery_backend: str
+    worker_hash: str
+
+
+#: Renders the pod spec (``template.spec``) for one request.
+PodSpecBuilder = Callable[[PodRequest], dict[str, Any]]
+
+
+def default_pod_spec_builder(request: PodRequest) -> dict[str, Any]:
+    """The shared pod assembly with a Grove :class:`ComponentRenderContext`."""
+    from dynamo_pulumi.render.context import ComponentRenderContext
+    from dynamo_pulumi.render.pod import build_pod_spec
+
+    ctx = ComponentRenderContext(
+        dcd=DynamoComponentDeployment.model_validate(_without_intra_pod_features(request.dcd)),
+        dcd_name=request.dcd["metadata"]["name"],
+        graph_name=request.graph_name,
+        namespace=request.namespace,
+        dynamo_namespace=request.dynamo_namespace,
+        platform=request.platform,
+        backend_framework=request.backend_framework,
+        role=request.role,  # type: ignore[arg-type]
+        pathway="grove",
+        multinode_wiring=request.wiring,
+        graph_has_epp=request.graph_has_epp,
+        discovery_backend=request.discovery_backend,
+        worker_hash=request.worker_hash,
+    )
+    return build_pod_spec(ctx)
+
+
+def _without_intra_pod_features(dcd: dict[str, Any]) -> dict[str, Any]:
+    """The DCD minus intra-pod GMS/failover, which this package applies after the assembly.
+
+    The shared assembly refuses those two blocks; they change nothing it renders (the backends
+    read only the inter-pod layout), so the pod is assembled without them and rewired here.
+    """
+    spec = dcd["spec"]
+    experimental = dict(spec.get("experimental") or {})
+    gms = experimental.get("gpuMemoryService")
+    if gms is not None and (gms.get("mode") or "IntraPod") == "IntraPod":
+        experimental.pop("gpuMemoryService")
+    failover = experimental.get("failover")
+    if failover is not None and (failover.get("mode") or "IntraPod") == "IntraPod":
+        experimental.pop("failover")
+    if experimental == (spec.get("experimental") or {}):
+        return dcd
+    new_spec = {k: v for k, v in spec.items() if k != "experimental"}
+    if experimental:
+        new_spec["experimental"] = experimental
+    return {**dcd, "spec": new_spec}
+
+
+def _single_node_dcd(dcd: dict[str, Any]) -> dict[str, Any]:
+    """The DCD as a one-node component (weight servers run the main pod on one node)."""
+    spec = {k: v for k, v in dcd["spec"].items() if k != "multinode"}
+    return {**dcd, "spec": spec}
+
+
+def role_wiring(name: str, component: DynamoComponentDeploymentSharedSpec, role: ServiceRole) -> MultinodeWiring | None:
+    """Grove wiring for multinode engine roles; rank-aware for the inter-pod GMS layout."""
+    nodes = component.number_of_nodes
+    if nodes <= 1 or role.is_gms:
+        return None
+    return grove_wiring(name, nodes, inter_pod_gms=component.is_inter_pod_gms, rank=role.rank)
+
+
+def clique_pod_spec(
+    build: PodSpecBuilder,
+    base: PodRequest,
+    component: DynamoComponentDeploymentSharedSpec,
+    role: ServiceRole,
+) -> dict[str, Any]:
+    """The finished pod spec of one clique."""
+    if role.is_gms:
+        request = PodRequest(**{**base.__dict__, "dcd": _single_node_dcd(base.dcd), "role": "main",
+                                "number_of_nodes": 1, "wiring": None})
+        pod_spec = weight_server_pod_spec(build(request), role.rank, gms_gpu_count(component))
+    else:
+        request = PodRequest(**{**base.__dict__, "role": role.role, "number_of_nodes": component.number_of_nodes,
+                                "wiring": role_wiring(component.name, component, role)})
+        pod_spec = build(request)
+        if component.is_inter_pod_gms:
+            augment_engine_pod_spec(pod_spec, role.rank, is_inter_pod_failover(component))
+        else:
+            _ensure_intra_pod_layout(pod_spec, base, component)
+    return with_go_struct_fields(pod_spec)
+
+
+def with_go_struct_fields(pod_spec: dict[str, Any]) -> dict[str, Any]:
+    """Containers with ``resources: {}`` when unset, as Go serialises the non-pointer struct.
+
+    The PCS embeds pod specs in a custom resource, so no API-server defaulting fills it in later;
+    the stored object shows ``resources: {}`` on every container the operator wrote.
+    """
+    for key in ("initContainers", "containers"):
+        for container in pod_spec.get(key) or []:
+            container.setdefault("resources", {})
+    return pod_spec
+
+
+def _ensure_intra_pod_layout(
+    pod_spec: dict[str, Any], base: PodRequest, component: DynamoComponentDeploymentSharedSpec
+) -> None:
+    """Intra-pod GMS, then intra-pod failover, unless the assembly already applied them."""
+    if component.gms is None:
+        return
+    init_names = {c.get("name") for c in pod_spec.get("initContainers") or []}
+    if GMS_SERVER_CONTAINER_NAME not in init_names:
+        apply_intra_pod_gms(pod_spec, component, base.graph_name, component.name)
+    if not is_intra_pod_failover(component):
+        return
+    names = [str(c.get("name", "")) for c in pod_spec.get("containers") or []]
+    if any(n.startswith(ENGINE_CONTAINER_PREFIX) for n in names):
+        return
+    build_intra_pod_failover(pod_spec, component.number_of_nodes, base.backend_framework)
