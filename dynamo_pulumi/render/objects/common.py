@@ -56,3 +56,19 @@ def merge_low_priority(dst: dict[str, Any] | None, src: Mapping[str, Any] | None
     for key, value in (src or {}).items():
         out.setdefault(key, value)
     return out
+
+
+def with_go_container_fields(template: dict[str, Any]) -> dict[str, Any]:
+    """Give every container the ``resources: {}`` Go always serialises.
+
+    ``corev1.Container.Resources`` is a struct, which ``omitempty`` never omits, so the operator
+    writes ``resources: {}`` on every container it sends; custom resources (LeaderWorkerSet) store
+    it as sent.
+    """
+    spec = template.get("spec")
+    if isinstance(spec, dict):
+        for key in ("initContainers", "containers"):
+            for container in spec.get(key) or []:
+                if isinstance(container, dict):
+                    container.setdefault("resources", {})
+    return template

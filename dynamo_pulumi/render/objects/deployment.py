@@ -19,7 +19,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_SELECTOR,
     ROLE_MAIN,
 )
-from dynamo_pulumi.render.objects.common import k8s_object, object_meta
+from dynamo_pulumi.render.objects.common import k8s_object, object_meta, with_go_container_fields
 from dynamo_pulumi.render.objects.context import ComponentContext
 
 API_VERSION = "apps/v1"
@@ -65,6 +65,6 @@ def build(ctx: ComponentContext) -> list[dict[str, Any]]:
         spec["replicas"] = ctx.spec["replicas"]
     spec["selector"] = {"matchLabels": {KUBE_LABEL_DYNAMO_SELECTOR: ctx.name}}
     spec["strategy"] = deployment_strategy(ctx)
-    spec["template"] = ctx.pod_template(ROLE_MAIN)
+    spec["template"] = with_go_container_fields(ctx.pod_template(ROLE_MAIN))
     meta = object_meta(ctx.name, ctx.namespace, ctx.kube_labels, ctx.kube_annotations)
     return [k8s_object(API_VERSION, KIND, meta, spec=spec)]

@@ -22,7 +22,7 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import is_worker_type, lws_name
-from dynamo_pulumi.render.objects.common import k8s_object, object_meta
+from dynamo_pulumi.render.objects.common import k8s_object, object_meta, with_go_container_fields
 from dynamo_pulumi.render.objects.context import ComponentContext
 
 KIND = "LeaderWorkerSet"
@@ -69,7 +69,7 @@ def role_template(ctx: ComponentContext, role: str) -> dict[str, Any]:
     labels[DCD_WORKLOAD_ROLE_LABEL] = role
     labels.pop(KUBE_LABEL_DYNAMO_SELECTOR, None)
     _check_main_container(template, role)
-    return template
+    return with_go_container_fields(template)
 
 
 def build(ctx: ComponentContext) -> list[dict[str, Any]]:
