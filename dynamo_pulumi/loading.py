@@ -20,7 +20,11 @@ from typing import Any
 
 import yaml
 
+from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha
 from dynamo_pulumi.api.parse import openapi_type, parse_object
+from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION, AlphaObject
+from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
+from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
 from dynamo_pulumi.api.v1beta1 import (
     API_GROUP,
     API_VERSION,
@@ -31,9 +35,10 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
     DynamoObject,
 )
-from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.validation.alpha import alpha_schema_errors
 
-ALPHA_API_VERSION = "nvidia.com/v1alpha1"
+AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
 Source = str | Path | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
@@ -69,9 +74,11 @@ class LoadedObject:
     #: The apiVersion the user wrote (``nvidia.com/v1alpha1`` objects were converted).
     source_api_version: str = API_VERSION
     #: beta wire path -> alpha wire path, for alpha objects (empty for v1beta1).
-    path_map: Mapping[str, str] = field(default_factory=dict)
+    path_map: PathMap = field(default_factory=PathMap)
     #: Alpha-only data that has no v1beta1 field (pvcs, ingress, ...), for alpha objects.
-    alpha_extras: Any = None
+    alpha_extras: AlphaSpec | None = None
+    #: The alpha object as written (schema-checked), for alpha input.
+    alpha_object: AlphaObject | None = None
     #: Position of the document in the input (0-based, empty documents not counted).
     document: int = 0
     source: str = ""
@@ -190,12 +197,26 @@ def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
     return True
 
 
+def load_alpha(doc: Mapping[str, Any], index: int = 0, source: str = "") -> LoadedObject:
+    """An alpha object as the API server takes it: alpha schema and CEL, then conversion."""
+    src = parse_alpha(doc)
+    errors = alpha_schema_errors(src, on_create=False)
+    if errors:
+        raise GraphValidationError(errors, kind=src.kind, name=src.name)
+    converted = convert(src)
+    return LoadedObject(
+        object=converted.object,
+        source_api_version=ALPHA_API_VERSION,
+        path_map=converted.path_map,
+        alpha_extras=converted.preserved,
+        alpha_object=src,
+        document=index,
+        source=source,
+    )
+
+
 def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str) -> LoadedObject:
     if api_version == ALPHA_API_VERSION:
-        try:
-            from dynamo_pulumi.api.conversion import load_alpha
-        except ModuleNotFoundError:
-            raise InputError(f"{ALPHA_API_VERSION} is not supported yet", source) from None
         return load_alpha(doc, index=index, source=source)
     return LoadedObject(object=parse_object(doc, source), document=index, source=source)
 

@@ -1,0 +1,461 @@
+"""v1alpha1 -> v1beta1 conversion (api-and-validation.md section 8), as the conversion webhook does.
+
+The API server stores v1beta1, so an alpha object is what its conversion makes of it: the
+``services`` map becomes a ``components`` list sorted by name, the dedicated pod fields and
+``extraPodSpec`` become one ``podTemplate`` (:mod:`dynamo_pulumi.api.conversion_pod`), features
+with ``enabled: false`` disappear. Alpha-only data with no beta field (pvcs, component
+annotations/labels, ingress, dynamoNamespace, autoscaling, a non-promoting subComponentType,
+disabled features) is preserved in the ``nvidia.com/dgd-spec`` / ``nvidia.com/dcd-spec``
+annotation, the operator's own side channel, which renderers read back with
+:func:`preserved_alpha_spec`. The alpha ``status`` is not converted (controllers write it).
+
+Each conversion also returns a :class:`PathMap` from beta field paths back to the alpha paths
+the user wrote, so admission errors can be reported there.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kubernetes.utils import parse_quantity
+from pydantic import ValidationError
+
+from dynamo_pulumi.api import v1alpha1 as alpha
+from dynamo_pulumi.api import v1beta1 as beta
+from dynamo_pulumi.api.conversion_pod import build_pod_template
+from dynamo_pulumi.api.parse import object_name, parse_model, translate_errors
+from dynamo_pulumi.constants import FRONTEND_SIDECAR_CONTAINER_NAME
+from dynamo_pulumi.errors import FieldError, GraphValidationError
+
+DGD_SPEC_ANNOTATION = "nvidia.com/dgd-spec"
+DCD_SPEC_ANNOTATION = "nvidia.com/dcd-spec"
+PRESERVED_ENVELOPE_VERSION = 1
+_BETA_COMPONENT_TYPES = frozenset(typing.get_args(beta.ComponentType))
+_PROMOTED_SUB_TYPES = ("prefill", "decode")
+_GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
+
+
+class PathMap(Mapping[str, str]):
+    """beta field path -> alpha field path; unlisted paths map through their longest listed prefix."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, str] = {}
+
+    def add(self, beta_path: str, alpha_path: str) -> None:
+        self._entries[beta_path] = alpha_path
+
+    def __getitem__(self, key: str) -> str:
+        return self._entries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def alpha_path(self, beta_path: str) -> str:
+        """Where the user wrote what ``beta_path`` names (``beta_path`` itself when unmapped)."""
+        cut = len(beta_path)
+        while cut > 0:
+            prefix = beta_path[:cut]
+            if prefix in self._entries:
+                return self._entries[prefix] + beta_path[cut:]
+            cut = max(beta_path.rfind(".", 0, cut), beta_path.rfind("[", 0, cut))
+        return beta_path
+
+    def map_error(self, error: FieldError) -> FieldError:
+        return replace(error, path=self.alpha_path(error.path))
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """An alpha object, what it converts to, and how to find alpha paths again."""
+
+    source: alpha.AlphaObject
+    object: beta.DynamoObject
+    path_map: PathMap
+    #: The alpha-only data kept on the object (also in its conversion annotation), or None.
+    preserved: alpha.DynamoGraphDeploymentSpec | alpha.DynamoComponentDeploymentSpec | None
+
+
+# --- shared spec ------------------------------------------------------------------------------
+
+
+def component_type_to_hub(spec: alpha.DynamoComponentDeploymentSharedSpec) -> str:
+    """``worker`` + ``subComponentType: prefill|decode`` is the beta type prefill|decode."""
+    if spec.component_type == "worker" and spec.sub_component_type in _PROMOTED_SUB_TYPES:
+        return spec.sub_component_type
+    return spec.component_type or ""
+
+
+def _quantity_is_zero(value: Any) -> bool:
+    try:
+        return parse_quantity(value) == 0
+    except (ValueError, TypeError):
+        return False
+
+
+def _shared_memory_size(spec: alpha.DynamoComponentDeploymentSharedSpec) -> str | int | None:
+    """``"0"`` when disabled, else the size; absent when not disabled and the size is zero."""
+    shm = spec.shared_memory
+    if shm is None:
+        return None
+    if shm.disabled:
+        return "0"
+    if shm.size is None or _quantity_is_zero(shm.size):
+        return None
+    return shm.size
+
+
+def _gms_to_hub(gms: alpha.GPUMemoryServiceSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if gms.mode:
+        out["mode"] = _GMS_MODES[gms.mode]
+    if gms.device_class_name:
+        out["deviceClassName"] = gms.device_class_name
+    if gms.extra_client_containers:
+        out["extraClientContainers"] = list(gms.extra_client_containers)
+    if gms.extra_client_pods:
+        out["extraClientPods"] = [p.to_wire() for p in gms.extra_client_pods]
+    return out
+
+
+def _failover_to_hub(failover: alpha.FailoverSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if failover.mode:
+        out["mode"] = _GMS_MODES[failover.mode]
+    if failover.num_shadows:
+        out["numShadows"] = failover.num_shadows
+    return out
+
+
+def _checkpoint_to_hub(cp: alpha.ServiceCheckpointConfig) -> dict[str, Any]:
+    """Converted whether enabled or not (``enabled`` is required in beta; CRD default false)."""
+    wire = cp.to_wire()
+    out: dict[str, Any] = {"enabled": bool(cp.enabled)}
+    for key in ("mode", "startupPolicy", "deletionPolicy", "checkpointRef", "identity", "targetContainerName"):
+        if wire.get(key):
+            out[key] = wire[key]
+    if cp.job is not None:
+        out["job"] = cp.job.to_wire()
+    return out
+
+
+def _experimental_to_hub(spec: alpha.DynamoComponentDeploymentSharedSpec, rec: _Recorder) -> dict[str, Any]:
+    exp: dict[str, Any] = {}
+    if spec.gpu_memory_service is not None and spec.gpu_memory_service.enabled:
+        exp["gpuMemoryService"] = _gms_to_hub(spec.gpu_memory_service)
+        rec("experimental.gpuMemoryService", "gpuMemoryService")
+    if spec.failover is not None and spec.failover.enabled:
+        exp["failover"] = _failover_to_hub(spec.failover)
+        rec("experimental.failover", "failover")
+    if spec.checkpoint is not None:
+        exp["checkpoint"] = _checkpoint_to_hub(spec.checkpoint)
+        rec("experimental.checkpoint", "checkpoint")
+    return exp
+
+
+class _Recorder:
+    """Records ``beta_base.<sub> -> alpha_base.<sub>`` pairs into a PathMap."""
+
+    def __init__(self, paths: PathMap, beta_base: str, alpha_base: str) -> None:
+        self.paths, self.beta_base, self.alpha_base = paths, beta_base, alpha_base
+        paths.add(beta_base, alpha_base)
+
+    def __call__(self, beta_sub: str, alpha_sub: str) -> None:
+        self.paths.add(_join(self.beta_base, beta_sub), _join(self.alpha_base, alpha_sub))
+
+    def sub(self, beta_sub: str) -> typing.Callable[[str, str], None]:
+        return lambda b, a: self(_join(beta_sub, b), a)
+
+
+def _join(base: str, sub: str) -> str:
+    if not sub:
+        return base
+    if not base or sub.startswith("["):
+        return base + sub
+    return f"{base}.{sub}"
+
+
+_SAME_NAME_FIELDS = (
+    "runtimeVersionOverride",
+    "globalDynamoNamespace",
+    "replicas",
+    "minAvailable",
+    "modelRef",
+    "topologyConstraint",
+    "eppConfig",
+    "providerOverride",
+)
+
+
+def convert_shared_spec(
+    spec: alpha.DynamoComponentDeploymentSharedSpec, rec: _Recorder
+) -> tuple[dict[str, Any], str]:
+    """``ConvertFromDynamoComponentDeploymentSharedSpec`` as a beta wire dict (no ``name``),
+    plus the component type (kept apart: alpha allows types the beta enum does not)."""
+    wire = spec.to_wire()
+    out: dict[str, Any] = {k: wire[k] for k in _SAME_NAME_FIELDS if wire.get(k) is not None}
+    ctype = component_type_to_hub(spec)
+    rec("type", "subComponentType" if ctype != (spec.component_type or "") else "componentType")
+    if spec.multinode is not None and spec.multinode.node_count is not None:
+        out["multinode"] = {"nodeCount": spec.multinode.node_count}
+    size = _shared_memory_size(spec)
+    if size is not None:
+        out["sharedMemorySize"] = size
+        rec("sharedMemorySize", "sharedMemory.disabled" if size == "0" else "sharedMemory.size")
+    _compilation_cache(spec, out, rec)
+    if spec.scaling_adapter is not None and spec.scaling_adapter.enabled:
+        out["scalingAdapter"] = {}
+    experimental = _experimental_to_hub(spec, rec)
+    if experimental:
+        out["experimental"] = experimental
+    template = build_pod_template(spec, rec.sub("podTemplate"))
+    if template is not None:
+        out["podTemplate"] = template
+        if spec.frontend_sidecar is not None:
+            out["frontendSidecar"] = FRONTEND_SIDECAR_CONTAINER_NAME
+    return out, ctype
+
+
+def _compilation_cache(spec: alpha.DynamoComponentDeploymentSharedSpec, out: dict[str, Any], rec: _Recorder) -> None:
+    """The first mount flagged ``useAsCompilationCache`` becomes ``compilationCache``."""
+    for i, vm in enumerate(spec.volume_mounts or []):
+        if vm.use_as_compilation_cache:
+            cache: dict[str, Any] = {"pvcName": vm.name}
+            if vm.mount_point:
+                cache["mountPath"] = vm.mount_point
+            out["compilationCache"] = cache
+            rec("compilationCache", f"volumeMounts[{i}]")
+            rec("compilationCache.pvcName", f"volumeMounts[{i}].name")
+            rec("compilationCache.mountPath", f"volumeMounts[{i}].mountPoint")
+            return
+
+
+def _build_component(
+    model: type[beta.ComponentSpecFields], data: dict[str, Any], ctype: str, paths: PathMap, where: str
+) -> Any:
+    """Validate the converted dict as a beta model; a type outside the beta enum is kept as is."""
+    if ctype and ctype in _BETA_COMPONENT_TYPES:
+        data = {"type": ctype, **data}
+    try:
+        comp = model.model_validate(data)
+    except ValidationError as exc:
+        errors = [paths.map_error(e) for e in translate_errors(exc, data, where)]
+        raise _ConversionFailed(errors) from None
+    if ctype and ctype not in _BETA_COMPONENT_TYPES:
+        # The conversion webhook copies any alpha componentType; the beta enum is not re-checked.
+        comp.type = ctype  # type: ignore[assignment]
+    return comp
+
+
+class _ConversionFailed(Exception):
+    def __init__(self, errors: list[FieldError]) -> None:
+        self.errors = errors
+        super().__init__("conversion failed")
+
+
+# --- preservation -----------------------------------------------------------------------------
+
+
+def preserved_shared_spec(spec: alpha.DynamoComponentDeploymentSharedSpec, name: str | None) -> dict[str, Any]:
+    """The alpha-only fields of one service (``saveSharedAlphaOnlySpec``, without origin splits)."""
+    wire = spec.to_wire()
+    keep: dict[str, Any] = {}
+    if spec.sub_component_type and component_type_to_hub(spec) != spec.sub_component_type:
+        keep["subComponentType"] = spec.sub_component_type
+    for key in ("dynamoNamespace", "autoscaling", "ingress"):
+        if key in wire and wire[key] is not None:
+            keep[key] = wire[key]
+    for key in ("annotations", "labels"):
+        if wire.get(key):
+            keep[key] = wire[key]
+    for key, feature in (("scalingAdapter", spec.scaling_adapter), ("gpuMemoryService", spec.gpu_memory_service),
+                         ("failover", spec.failover)):
+        if feature is not None and not feature.enabled:
+            keep[key] = wire[key]
+    multinode = wire.get("multinode") or {}
+    roles = {k: multinode[k] for k in ("leader", "worker") if k in multinode}
+    if roles:
+        keep["multinode"] = {"nodeCount": spec.multinode.node_count or 2, **roles} if spec.multinode else roles
+    if name is not None and spec.service_name and spec.service_name != name:
+        keep["serviceName"] = spec.service_name
+    return keep
+
+
+def _envelope(spec: dict[str, Any]) -> str:
+    return json.dumps({"version": PRESERVED_ENVELOPE_VERSION, "spec": spec}, separators=(",", ":"))
+
+
+def _metadata_with(meta: alpha.ObjectMeta, annotation: str, preserved: dict[str, Any]) -> dict[str, Any]:
+    """Object metadata as given, any stale conversion annotation replaced by this conversion's."""
+    out = meta.to_wire()
+    annotations = {k: v for k, v in (out.get("annotations") or {}).items() if k != annotation}
+    if preserved:
+        annotations[annotation] = _envelope(preserved)
+    if annotations:
+        out["annotations"] = annotations
+    else:
+        out.pop("annotations", None)
+    return out
+
+
+def preserved_alpha_spec(
+    obj: beta.DynamoObject,
+) -> alpha.DynamoGraphDeploymentSpec | alpha.DynamoComponentDeploymentSpec | None:
+    """The alpha-only data a converted object carries in its conversion annotation, if any.
+
+    Renderers read component annotations/labels, ingress, dynamoNamespace, pvcs and a
+    non-promoting subComponentType from here, as the operator does.
+    """
+    if isinstance(obj, beta.DynamoGraphDeployment):
+        key, model = DGD_SPEC_ANNOTATION, alpha.DynamoGraphDeploymentSpec
+    elif isinstance(obj, beta.DynamoComponentDeployment):
+        key, model = DCD_SPEC_ANNOTATION, alpha.DynamoComponentDeploymentSpec
+    else:
+        return None
+    raw = obj.annotations.get(key)
+    if not raw:
+        return None
+    try:
+        decoded = json.loads(raw)
+        spec = decoded.get("spec", decoded) if isinstance(decoded, dict) else None
+        return model.model_validate(spec) if isinstance(spec, dict) else None
+    except (ValueError, ValidationError):
+        return None
+
+
+# --- objects ----------------------------------------------------------------------------------
+
+
+def _dgd_spec_to_hub(spec: alpha.DynamoGraphDeploymentSpec, paths: PathMap) -> dict[str, Any]:
+    wire = spec.to_wire()
+    out: dict[str, Any] = {}
+    for key in ("annotations", "labels", "priorityClassName", "backendFramework"):
+        if wire.get(key):  # Go's omitempty drops empty maps and strings
+            out[key] = wire[key]
+    for key in ("providerOverride", "restart"):
+        if key in wire:
+            out[key] = wire[key]
+    if spec.topology_constraint is not None:
+        tc: dict[str, Any] = {"clusterTopologyName": spec.topology_constraint.topology_profile}
+        if spec.topology_constraint.pack_domain:
+            tc["packDomain"] = spec.topology_constraint.pack_domain
+        out["topologyConstraint"] = tc
+        paths.add("spec.topologyConstraint.clusterTopologyName", "spec.topologyConstraint.topologyProfile")
+    if spec.experimental is not None:
+        out["experimental"] = {}
+        if spec.experimental.kv_transfer_policy is not None:
+            out["experimental"]["kvTransferPolicy"] = spec.experimental.kv_transfer_policy.to_wire()
+    if spec.envs:
+        out["env"] = wire["envs"]
+        paths.add("spec.env", "spec.envs")
+    return out
+
+
+def _convert_dgd(src: alpha.DynamoGraphDeployment) -> Conversion:
+    paths = PathMap()
+    paths.add("spec.components", "spec.services")
+    spec = _dgd_spec_to_hub(src.spec, paths)
+    components: list[Any] = []
+    preserved: dict[str, Any] = {}
+    if src.spec.pvcs:
+        preserved["pvcs"] = [p.to_wire() for p in src.spec.pvcs]
+    services = src.spec.services or {}
+    for name in sorted(services):
+        svc = services[name]
+        if svc is None:
+            continue
+        where = f"spec.components[{len(components)}]"
+        rec = _Recorder(paths, where, f"spec.services[{name}]")
+        data, ctype = convert_shared_spec(svc, rec)
+        components.append(_build_component(beta.DynamoComponentDeploymentSharedSpec, {"name": name, **data},
+                                           ctype, paths, where))
+        kept = preserved_shared_spec(svc, name)
+        if kept:
+            preserved.setdefault("services", {})[name] = kept
+    obj = beta.DynamoGraphDeployment.model_validate(
+        {"metadata": _metadata_with(src.metadata, DGD_SPEC_ANNOTATION, preserved), "spec": spec}
+    )
+    if components:
+        obj.spec.components = components
+    return Conversion(src, obj, paths, _preserved_model(alpha.DynamoGraphDeploymentSpec, preserved))
+
+
+def _convert_dcd(src: alpha.DynamoComponentDeployment) -> Conversion:
+    paths = PathMap()
+    rec = _Recorder(paths, "spec", "spec")
+    data, ctype = convert_shared_spec(src.spec, rec)
+    if src.spec.backend_framework:
+        data["backendFramework"] = src.spec.backend_framework
+    # v1beta1 needs spec.name: serviceName, else the object name.
+    name = src.spec.service_name or src.name
+    if name:
+        data["name"] = name
+    paths.add("spec.name", "spec.serviceName" if src.spec.service_name else "metadata.name")
+    spec = _build_component(beta.DynamoComponentDeploymentSpec, data, ctype, paths, "spec")
+    preserved = preserved_shared_spec(src.spec, None)
+    obj = beta.DynamoComponentDeployment.model_validate(
+        {"metadata": _metadata_with(src.metadata, DCD_SPEC_ANNOTATION, preserved), "spec": {}}
+    )
+    obj.spec = spec
+    return Conversion(src, obj, paths, _preserved_model(alpha.DynamoComponentDeploymentSpec, preserved))
+
+
+def _convert_dgdsa(src: alpha.DynamoGraphDeploymentScalingAdapter) -> Conversion:
+    paths = PathMap()
+    paths.add("spec.dgdRef.componentName", "spec.dgdRef.serviceName")
+    obj = beta.DynamoGraphDeploymentScalingAdapter.model_validate(
+        {
+            "metadata": src.metadata.to_wire(),
+            "spec": {
+                "replicas": src.spec.replicas,
+                "dgdRef": {"name": src.spec.dgd_ref.name, "componentName": src.spec.dgd_ref.service_name},
+            },
+        }
+    )
+    return Conversion(src, obj, paths, None)
+
+
+def _preserved_model(model: type[Any], preserved: dict[str, Any]) -> Any:
+    return model.model_validate(preserved) if preserved else None
+
+
+def convert(src: alpha.AlphaObject) -> Conversion:
+    """Convert a schema-valid alpha object; raises GraphValidationError (alpha paths) if the
+    result is not a valid beta object (alpha accepts a few values beta's schema does not)."""
+    try:
+        if isinstance(src, alpha.DynamoGraphDeployment):
+            return _convert_dgd(src)
+        if isinstance(src, alpha.DynamoComponentDeployment):
+            return _convert_dcd(src)
+        return _convert_dgdsa(src)
+    except _ConversionFailed as failed:
+        raise GraphValidationError(failed.errors, kind=src.kind, name=src.name) from None
+
+
+#: Subtrees the alpha CRD keeps as given (x-kubernetes-preserve-unknown-fields): nulls stay.
+_OPAQUE_KEYS = frozenset({"value", "config", "podTemplate"})
+
+
+def prune_nulls(data: Any) -> Any:
+    """Drop ``null`` values the way the API server prunes them from non-nullable schema fields."""
+    if isinstance(data, Mapping):
+        return {
+            k: (v if k in _OPAQUE_KEYS else prune_nulls(v)) for k, v in data.items() if v is not None
+        }
+    if isinstance(data, list):
+        return [prune_nulls(v) for v in data]
+    return data
+
+
+def parse_alpha(data: Mapping[str, Any]) -> alpha.AlphaObject:
+    """An alpha wire dict as its model; schema errors at alpha (wire) paths."""
+    kind = str(data.get("kind"))
+    model = alpha.ALPHA_KINDS[kind]
+    pruned = prune_nulls(data)
+    return parse_model(model, pruned, kind=kind, name=object_name(data))  # type: ignore[return-value]
