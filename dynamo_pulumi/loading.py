@@ -13,18 +13,22 @@ beside the graph, never dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha
+from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha, preserved_alpha_spec
 from dynamo_pulumi.api.parse import openapi_type, parse_object
 from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION, AlphaObject
+from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
 from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
+from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
 from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
+from dynamo_pulumi.api.v1alpha1 import ObjectMeta as AlphaMeta
 from dynamo_pulumi.api.v1beta1 import (
     API_GROUP,
     API_VERSION,
@@ -35,8 +39,8 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
     DynamoObject,
 )
-from dynamo_pulumi.errors import GraphValidationError, InputError
-from dynamo_pulumi.validation.alpha import alpha_schema_errors
+from dynamo_pulumi.errors import Findings, GraphValidationError, InputError
+from dynamo_pulumi.validation.alpha import alpha_compat_findings, alpha_schema_errors
 
 AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
@@ -252,3 +256,74 @@ def load_graph_entry(source: Source) -> LoadedObject:
             result.source,
         )
     return graphs[0]
+
+
+# --- validation of loaded objects -------------------------------------------------------------
+
+#: Beta paths of the runtime-version and EPP rules, which the operator checks at alpha paths
+#: for a v1alpha1 request (group 1: the component prefix; group 2: the rule's field).
+_RUNTIME_RULE_PATH = re.compile(
+    r"^(spec(?:\.components\[\d+\])?)\.(runtimeVersionOverride|eppConfig(?:\..*)?|"
+    r"podTemplate\.spec\.containers(?:\[\d+\]\.image)?)$"
+)
+_ALPHA_MAIN_IMAGE = "extraPodSpec.mainContainer.image"
+
+
+def alpha_rule_path(loaded: LoadedObject, path: str) -> str:
+    """Where the operator reports a runtime-version/EPP error of an alpha request."""
+    match = _RUNTIME_RULE_PATH.match(path)
+    if match is None:
+        return path
+    if match.group(2).startswith("podTemplate"):
+        return f"{loaded.path_map.alpha_path(match.group(1))}.{_ALPHA_MAIN_IMAGE}"
+    return loaded.path_map.alpha_path(path)
+
+
+def _namespace(loaded: LoadedObject, namespace: str | None) -> str:
+    return namespace or loaded.object.metadata.namespace or "default"
+
+
+def _alpha_view(loaded: LoadedObject) -> Any:
+    """The alpha object the compatibility pass looks at: the input, or a beta object's preserved data."""
+    if loaded.alpha_object is not None:
+        return loaded.alpha_object
+    preserved = preserved_alpha_spec(loaded.object)
+    if preserved is None:
+        return None
+    model = AlphaDGD if isinstance(loaded.object, DynamoGraphDeployment) else AlphaDCD
+    return model(metadata=AlphaMeta.model_validate(loaded.object.metadata.to_wire()), spec=preserved)
+
+
+def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> Findings:
+    """Admission of one loaded object: the v1beta1 rules on the (converted) object, with
+    runtime-version/EPP errors of alpha requests at alpha paths, then the v1alpha1
+    compatibility pass (api-and-validation.md section 0 and 4.6)."""
+    from dynamo_pulumi.validation import validate  # late: validation imports loading's models
+
+    found = validate(loaded.object, platform)
+    findings = Findings(warnings=list(found.warnings))
+    if loaded.is_alpha:
+        findings.errors = [replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors]
+    else:
+        findings.errors = list(found.errors)
+    view = _alpha_view(loaded)
+    if isinstance(view, (AlphaDGD, AlphaDCD)):
+        findings.extend(alpha_compat_findings(view, _namespace(loaded, namespace), alpha_source=loaded.is_alpha))
+    return findings
+
+
+def validate_source(
+    source: Source, platform: Any = None, namespace: str | None = None
+) -> list[tuple[LoadedObject, Findings]]:
+    """Load ``source`` and validate every Dynamo object in it (see :func:`validate_loaded`)."""
+    return [(lo, validate_loaded(lo, platform, namespace)) for lo in load_documents(source).loaded]
+
+
+def check_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> Findings:
+    """:func:`validate_loaded`, raising GraphValidationError when there are errors."""
+    findings = validate_loaded(loaded, platform, namespace)
+    if findings.errors:
+        raise GraphValidationError(
+            findings.errors, kind=loaded.object.kind, name=loaded.object.name, warnings=findings.warnings
+        )
+    return findings
