@@ -364,7 +364,9 @@ def generate_component_deployment(
     name = component["name"]
     ctype = component.get("type")
     spec: dict[str, Any] = copy_tree(component)
-    spec["backendFramework"] = backend_framework
+    spec.pop("backendFramework", None)
+    if backend_framework:  # omitempty
+        spec["backendFramework"] = backend_framework
     dyn_ns = dynamo_namespace(namespace, graph.name, bool(component.get("globalDynamoNamespace")))
     labels = dict(((spec.get("podTemplate") or {}).get("metadata") or {}).get("labels") or {})
     labels.update(
