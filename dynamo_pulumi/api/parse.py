@@ -93,24 +93,19 @@ def wire_path(loc: Iterable[int | str], prefix: str = "") -> str:
     return text
 
 
-def _resolve_loc(data: Any, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], bool]:
-    """Drop pydantic's union-branch tags from ``loc``, keeping only steps that exist in ``data``.
-
-    Returns the cleaned location and whether its last step was found in the data (a missing
-    field's last step is kept even though it is absent).
-    """
+def _resolve_loc(data: Any, loc: tuple[int | str, ...], missing: bool) -> tuple[int | str, ...]:
+    """Drop pydantic's union-branch tags from ``loc``, keeping only steps that exist in ``data``
+    (and, for a ``missing`` error, the absent field itself)."""
     kept: list[int | str] = []
     node = data
-    found = True
     for i, part in enumerate(loc):
         if (isinstance(node, Mapping) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
             kept.append(part)
             node = node[part]
-        elif i == len(loc) - 1:
+        elif missing and i == len(loc) - 1:
             kept.append(part)
-            found = False
         # else: a union tag such as "str" or "function-after[...]"
-    return tuple(kept), found
+    return tuple(kept)
 
 
 def _literal_choices(expected: str) -> list[str]:
@@ -120,9 +115,9 @@ def _literal_choices(expected: str) -> list[str]:
 
 def translate_error(err: ErrorDetails, data: Any, prefix: str = "") -> FieldError:
     """One pydantic error -> the field error the API server would have printed."""
-    loc, _ = _resolve_loc(data, tuple(err["loc"]))
-    path = wire_path(loc, prefix)
     kind = err["type"]
+    loc = _resolve_loc(data, tuple(err["loc"]), missing=kind == "missing")
+    path = wire_path(loc, prefix)
     value = err.get("input")
     ctx = err.get("ctx") or {}
     if kind == "missing":
@@ -139,16 +134,21 @@ def translate_error(err: ErrorDetails, data: Any, prefix: str = "") -> FieldErro
     return _constraint_error(kind, path, value, ctx, err)
 
 
+def _bound(value: Any) -> Any:
+    """A schema bound as Go prints a float64 with ``%v`` (``1``, not ``1.0``)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _constraint_error(
     kind: str, path: str, value: Any, ctx: Mapping[str, Any], err: ErrorDetails
 ) -> FieldError:
     """Numeric bounds, string patterns and lengths, list sizes."""
     if kind in ("greater_than_equal", "greater_than"):
-        bound = ctx.get("ge", ctx.get("gt"))
+        bound = _bound(ctx.get("ge", ctx.get("gt")))
         word = "greater than or equal to" if kind == "greater_than_equal" else "greater than"
         return invalid(path, value, f"{path} in body should be {word} {bound}")
     if kind in ("less_than_equal", "less_than"):
-        bound = ctx.get("le", ctx.get("lt"))
+        bound = _bound(ctx.get("le", ctx.get("lt")))
         word = "less than or equal to" if kind == "less_than_equal" else "less than"
         return invalid(path, value, f"{path} in body should be {word} {bound}")
     if kind == "string_pattern_mismatch":
