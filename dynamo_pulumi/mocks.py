@@ -97,8 +97,28 @@ class RecordingMonitor(MockMonitor):
     def __init__(self, mocks: Mocks, recording: Recording) -> None:
         super().__init__(mocks)
         self.recording = recording
+        #: Event loops the runtime's worker threads use; closed when the run ends (else they
+        #: are finalized at interpreter exit, after their sockets, and print tracebacks).
+        self.thread_loops: set[asyncio.AbstractEventLoop] = set()
+
+    def _thread_loop(self) -> None:
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+        self.thread_loops.add(loop)
+
+    def close_loops(self) -> None:
+        for loop in self.thread_loops:
+            if not loop.is_running() and not loop.is_closed():
+                loop.close()
+        self.thread_loops.clear()
 
     def RegisterResource(self, request: Any) -> Any:
+        self._thread_loop()
         response = super().RegisterResource(request)
         if request.type != STACK_TYPE:
             self.recording.resources.append(
@@ -128,7 +148,10 @@ def _session(program: Callable[[], Any], preview: bool, recording: Recording, pr
         result = program()
     except BaseException as exc:  # re-raised once the runtime has drained
         error = exc
-    _sync_await(wait_for_rpcs())
+    try:
+        _sync_await(wait_for_rpcs())
+    finally:
+        monitor.close_loops()
     if error is not None:
         raise error
     return result
@@ -143,22 +166,14 @@ def run_program(
     """Run ``program`` under mocks; returns what it registered and what it returned."""
     recording = Recording()
     loop = asyncio.new_event_loop()
-    previous = _current_loop()
     asyncio.set_event_loop(loop)
     try:
         result = contextvars.Context().run(_session, program, preview, recording, project, stack)
     finally:
+        # Closed here, not at interpreter exit, where its self-pipe may already be gone.
         loop.close()
-        asyncio.set_event_loop(previous)
+        asyncio.set_event_loop(None)
     return recording, result
-
-
-def _current_loop() -> asyncio.AbstractEventLoop | None:
-    """The thread's event loop if one is set (without creating one)."""
-    try:
-        return asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        return None
 
 
 def is_unknown(value: Any) -> bool:

@@ -221,6 +221,12 @@ def _owner_from_result(result: Any) -> Any:
 
 
 def _owner_of(obj: Mapping[str, Any], index: int, explicit: Any, components: Mapping[str, ComponentPlan]) -> str | None:
+    """The component owning ``obj``: the renderer's word first, then the component label.
+
+    The renderer leaves Grove-pathway Services and scaling adapters at graph level (the operator
+    creates them from the DGD controller); a Pulumi user expects them under their component, so
+    any object labelled with a component and not of a graph-wide kind goes there.
+    """
     if explicit is not None:
         try:
             owner = explicit[index]
@@ -228,11 +234,11 @@ def _owner_of(obj: Mapping[str, Any], index: int, explicit: Any, components: Map
             owner = None
         if owner in components:
             return owner
-        if explicit is not None and owner is None and isinstance(explicit, list):
-            return None
     if obj.get("kind") in GRAPH_LEVEL_KINDS:
         return None
     component = _labels(obj).get(KUBE_LABEL_DYNAMO_COMPONENT)
+    if component is None and obj.get("kind") == "Service":
+        component = ((obj.get("spec") or {}).get("selector") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT)
     return component if component in components else None
 
 
