@@ -127,3 +127,27 @@ def test_switching_between_lpx_and_non_lpx_is_invalid_on_update() -> None:
     assert update_errors(worker(), lpx(), dgd_ctx("update", platform=LPX_PLATFORM)) == [
         f'{P}.type: Invalid value: "lpx": cannot change node topology between LPX and non-LPX after creation'
     ]
+
+
+def test_lpx_conductor_role_needs_its_own_template() -> None:
+    roles = [{"name": "agent", "podTemplate": agent_template()}, {"name": "conductor"}]
+    assert errors(lpx(roles=roles), ctx()) == [
+        f"{P}.roles[1].podTemplate: Required value: LPX conductor requires an explicit podTemplate"
+    ]
+
+
+def test_lpx_multinode_is_not_grandfathered() -> None:
+    assert errors(lpx(multinode={"nodeCount": 2}), ctx()) == [
+        f"{P}.multinode: Forbidden: multinode is supported only for worker, prefill, or decode components"
+    ]
+    stored = lpx(multinode={"nodeCount": 2})
+    assert update_errors(stored, stored, dgd_ctx("update", platform=LPX_PLATFORM)) == [
+        f"{P}.multinode: Forbidden: multinode is supported only for worker, prefill, or decode components"
+    ]
+
+
+def test_lpx_setting_off_freezes_existing_lpx_components() -> None:
+    off = dgd_ctx("update")
+    assert errors(lpx(), off) == []
+    assert update_errors(lpx(), lpx(), off) == []
+    assert update_errors(lpx(), lpx(replicas=3), off) == [f"{P}.type: Forbidden: LPX components require lpx.enabled=true"]

@@ -36,7 +36,11 @@ from dynamo_pulumi.validation.image import (
     validate_shared_memory,
     validate_topology_update,
 )
-from dynamo_pulumi.validation.lpx import validate_lpx_component, validate_lpx_update
+from dynamo_pulumi.validation.lpx import (
+    validate_lpx_component,
+    validate_lpx_gate_update,
+    validate_lpx_update,
+)
 from dynamo_pulumi.validation.multinode import validate_multinode_type, validate_multinode_update
 from dynamo_pulumi.validation.provider_override import (
     SCOPE_COMPONENT,
@@ -81,6 +85,7 @@ def validate_component_update(
         errors += validate_roles_update(new, old, path.child("roles"))
     errors += validate_multinode_type(new, old, path)
     errors += validate_lpx_update(new, old, path)
+    errors += validate_lpx_gate_update(new, old, path, ctx)
     errors += _scaling_adapter_replicas(new, old, path, ctx)
     errors += validate_topology_update(new, old, path, owner_kind)
     errors += validate_gms_update(new, old, path, owner_kind)

@@ -27,8 +27,8 @@ LOCAL_PARTITIONS_MODE_IDS = "IDs"
 def validate_lpx_component(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:
     """Component-level LPX rules: templates belong to roles, no topology, a real build."""
     errors: list[FieldError] = []
-    if is_lpx(comp) and not ctx.platform.lpx.on:
-        errors.append(forbidden(path.child("type"), "LPX components require lpx.enabled=true"))
+    if ctx.is_create and is_lpx(comp) and not ctx.platform.lpx.on:
+        errors.append(lpx_gate_error(path))
     if is_lpx(comp) and comp.pod_template is not None:
         errors.append(forbidden(path.child("podTemplate"), "LPX Pod templates belong to roles"))
     if is_lpx(comp) and comp.topology_constraint is not None:
@@ -36,6 +36,30 @@ def validate_lpx_component(comp: ComponentSpecFields, path: Path, ctx: Validatio
     if comp.lpx is not None:
         errors += _validate_lpx_config(comp.lpx, path.child("lpx"))
     return errors
+
+
+def lpx_gate_error(path: Path) -> FieldError:
+    return forbidden(path.child("type"), "LPX components require lpx.enabled=true")
+
+
+def validate_lpx_gate_update(
+    new: ComponentSpecFields, old: ComponentSpecFields, path: Path, ctx: ValidationContext
+) -> list[FieldError]:
+    """With the LPX setting off, existing LPX components are frozen (unrelated updates still pass)."""
+    if not is_lpx(new) or ctx.platform.lpx.on or new.to_wire() == old.to_wire():
+        return []
+    return [lpx_gate_error(path)]
+
+
+def validate_lpx_conductor_templates(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
+    """A declared conductor role always brings its own template (the serving runtime is explicit)."""
+    if not is_lpx(comp):
+        return []
+    return [
+        required(path.index(i).child("podTemplate"), "LPX conductor requires an explicit podTemplate")
+        for i, role in enumerate(comp.roles or [])
+        if role.name == LPX_ROLE_CONDUCTOR and role.pod_template is None
+    ]
 
 
 def _validate_lpx_config(lpx: LPXConfig, path: Path) -> list[FieldError]:

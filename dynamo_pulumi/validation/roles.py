@@ -34,7 +34,12 @@ from dynamo_pulumi.validation.component_common import (
     validate_annotations,
 )
 from dynamo_pulumi.validation.context import ValidationContext
-from dynamo_pulumi.validation.lpx import LPX_REQUIRED_ROLES, LPX_ROLES, validate_lpx_role
+from dynamo_pulumi.validation.lpx import (
+    LPX_REQUIRED_ROLES,
+    LPX_ROLES,
+    validate_lpx_conductor_templates,
+    validate_lpx_role,
+)
 from dynamo_pulumi.validation.provider_override import (
     ROLE_SCOPES,
     validate_provider_override,
@@ -108,7 +113,7 @@ def _validate_role_set(comp: ComponentSpecFields, path: Path, ctx: ValidationCon
         if known or lpx:
             errors += _validate_role(role, role_path, comp, ctx)
     errors += [required(path, f'must contain the "{name}" role') for name in needed if name not in seen]
-    return errors
+    return errors + validate_lpx_conductor_templates(comp, path)
 
 
 def _replica_errors(role: ComponentRoleSpec, path: Path, node_count: int) -> list[FieldError]:
