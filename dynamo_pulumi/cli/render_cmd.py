@@ -19,6 +19,7 @@ from dynamo_pulumi.errors import GraphValidationError
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render import RenderResult, render_graph
+from dynamo_pulumi.validation import check
 
 STAGES = ("objects", "components", "all")
 
@@ -38,16 +39,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _validate(graph: DynamoGraphDeployment | DynamoComponentDeployment, platform: Platform) -> list[str]:
-    """Admission as the API server would run it; returns warnings, raises on errors.
-
-    Uses :func:`dynamo_pulumi.validation.check` when the validation package provides it.
-    """
-    try:
-        from dynamo_pulumi.validation import check
-    except ImportError:
-        return []
-    result = check(graph, platform)
-    return list(getattr(result, "warnings", None) or [])
+    """CREATE admission as the API server would run it; returns warnings, raises on errors."""
+    return list(check(graph, platform))
 
 
 def selected_documents(result: RenderResult, stage: str) -> list[dict[str, Any]]:

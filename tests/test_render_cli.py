@@ -1,0 +1,127 @@
+"""``dynamo-pulumi render``: YAML stream on stdout, errors on stderr, exit status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dynamo_pulumi.cli import main
+
+GRAPH = """
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata:
+  name: demo
+spec:
+  backendFramework: vllm
+  components:
+    - name: Frontend
+      type: frontend
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0
+    - name: decode
+      type: decode
+      replicas: 2
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0
+              command: [python3, -m, dynamo.vllm]
+              args: [--model, Qwen/Qwen3-0.6B]
+              resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+PLATFORM = """
+operatorVersion: "1.4.0"
+namespace: {restricted: team-a}
+"""
+
+
+@pytest.fixture
+def graph_file(tmp_path: Path) -> Path:
+    path = tmp_path / "graph.yaml"
+    path.write_text(GRAPH)
+    return path
+
+
+@pytest.fixture
+def platform_file(tmp_path: Path) -> Path:
+    path = tmp_path / "platform.yaml"
+    path.write_text(PLATFORM)
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict], str]:
+    code = main(["render", *argv])
+    out, err = capsys.readouterr()
+    return code, [d for d in yaml.safe_load_all(out) if d is not None], err
+
+
+def kinds(docs: list[dict]) -> list[str]:
+    return [d["kind"] for d in docs]
+
+
+def test_render_prints_objects_by_default(capsys, graph_file, platform_file) -> None:
+    code, docs, err = run(capsys, str(graph_file), "--namespace", "team-a", "--platform", str(platform_file))
+    assert code == 0, err
+    assert "DynamoComponentDeployment" not in kinds(docs)
+    assert kinds(docs).count("Deployment") == 2
+    assert {d["metadata"]["namespace"] for d in docs} == {"team-a"}
+
+
+def test_render_components_stage_prints_only_the_dcds(capsys, graph_file, platform_file) -> None:
+    code, docs, _ = run(capsys, str(graph_file), "-n", "team-a", "-p", str(platform_file), "--stage", "components")
+    assert code == 0
+    assert kinds(docs) == ["DynamoComponentDeployment", "DynamoComponentDeployment"]
+    assert docs[0]["metadata"]["name"] == "demo-frontend"
+
+
+def test_render_all_stage_prints_components_then_objects(capsys, graph_file, platform_file) -> None:
+    code, docs, _ = run(capsys, str(graph_file), "-p", str(platform_file), "--stage", "all")
+    assert code == 0
+    assert kinds(docs)[:2] == ["DynamoComponentDeployment", "DynamoComponentDeployment"]
+    assert "Deployment" in kinds(docs)[2:]
+
+
+def test_render_without_namespace_uses_default(capsys, graph_file) -> None:
+    code, docs, _ = run(capsys, str(graph_file))
+    assert code == 0
+    assert {d["metadata"]["namespace"] for d in docs} == {"default"}
+
+
+def test_render_output_is_byte_identical_across_runs(capsys, graph_file, platform_file) -> None:
+    main(["render", str(graph_file), "-p", str(platform_file), "--stage", "all"])
+    first = capsys.readouterr().out
+    main(["render", str(graph_file), "-p", str(platform_file), "--stage", "all"])
+    assert capsys.readouterr().out == first
+
+
+def test_invalid_graph_prints_errors_on_stderr_nothing_on_stdout_and_exits_1(capsys, tmp_path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(GRAPH.replace("replicas: 2", "replicas: -2"))
+    code = main(["render", str(bad)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out == ""
+    assert "replicas" in err
+    assert "Traceback" not in err
+
+
+def test_unreadable_file_is_a_clear_error(capsys, tmp_path) -> None:
+    code = main(["render", str(tmp_path / "missing.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out == ""
+    assert err.startswith("error:")
+
+
+def test_invalid_stage_is_rejected_by_the_parser(capsys, graph_file) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["render", str(graph_file), "--stage", "everything"])
+    assert exc.value.code == 2
