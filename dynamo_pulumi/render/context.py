@@ -48,7 +48,7 @@ class ComponentRenderContext:
     graph_has_epp: bool = False
     #: Resolved discovery backend ("kubernetes" | "etcd").
     discovery_backend: str = "kubernetes"
-    #: Resolved kube discovery mode ("pod" | "container" ...), "" when not applicable.
+    #: Resolved kube discovery mode ("pod" | "container"); "" reads the pod-template annotation.
     discovery_mode: str = ""
     #: The worker hash stamped on worker-class pods (label ``nvidia.com/dynamo-worker-hash``).
     worker_hash: str = ""

@@ -26,6 +26,7 @@ from dynamo_pulumi.api import pods
 from dynamo_pulumi.constants import (
     DEFAULT_SECURITY_CONTEXT_FS_GROUP,
     DEFAULT_SERVICE_ACCOUNT_NAME,
+    KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE,
     MAIN_CONTAINER_NAME,
     ROLE_MAIN,
     WORKER_COMPONENT_TYPES,
@@ -59,6 +60,12 @@ def component_type(ctx: ComponentRenderContext) -> str:
     return ctx.dcd.spec.type or ""
 
 
+def discovery_mode_of(ctx: ComponentRenderContext) -> str:
+    """``GetKubeDiscoveryMode``: the pod-template annotation, else ``pod``."""
+    annotations = pods.pod_annotations(ctx.dcd.spec.pod_template)
+    return annotations.get(KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE) or KUBE_DISCOVERY_MODE_POD
+
+
 def _runtime_version(ctx: ComponentRenderContext) -> Any:
     spec = ctx.dcd.spec
     version = resolve_runtime_version(spec)
@@ -81,7 +88,7 @@ def defaults_context(ctx: ComponentRenderContext) -> DefaultsContext:
         parent_name=parent_name(ctx),
         parent_namespace=ctx.namespace,
         discovery_backend=ctx.discovery_backend,
-        discovery_mode=ctx.discovery_mode or KUBE_DISCOVERY_MODE_POD,
+        discovery_mode=ctx.discovery_mode or discovery_mode_of(ctx),
         number_of_nodes=spec.number_of_nodes,
         epp_config=spec.epp_config,
         worker_hash_suffix=worker_hash,

@@ -58,7 +58,8 @@ def merge_override(base: dict[str, Any], user: Mapping[str, Any]) -> dict[str, A
         if isinstance(current, dict) and isinstance(value, Mapping):
             merged[key] = merge_override(current, value)
         elif key not in merged:
-            if value is not None and not (isinstance(value, list) and not value):
+            # Go drops nil, "" and empty slices on the wire (omitempty); false/0 may be pointers.
+            if not (value is None or (isinstance(value, (str, list)) and not value)):
                 merged[key] = clone(value)
         elif not is_empty(value):
             merged[key] = clone(value)

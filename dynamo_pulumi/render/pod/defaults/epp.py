@@ -60,7 +60,7 @@ def _grpc_probe(**timings: int) -> dict[str, Any]:
 
 def config_volume(ctx: DefaultsContext) -> dict[str, Any]:
     """``GetConfigMapVolumeMount``: the EPP config file, always at the same path in the pod."""
-    config_map = f"{ctx.parent_name}-{EPP_CONFIG_MAP_SUFFIX}"
+    config_map = f"{ctx.parent_name}{EPP_CONFIG_MAP_SUFFIX}"
     key = EPP_CONFIG_FILE_NAME
     ref = ctx.epp_config.config_map_ref if ctx.epp_config is not None else None
     if ref is not None:
