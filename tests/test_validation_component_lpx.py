@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from validation_component_support import P, dgd_ctx, errors, grove_ctx, template, update_errors, worker
+from validation_component_support import (
+    P,
+    dcd_ctx,
+    dgd_ctx,
+    errors,
+    grove_ctx,
+    template,
+    update_errors,
+    worker,
+)
 
 from dynamo_pulumi.platform import Platform
 
@@ -151,3 +160,11 @@ def test_lpx_setting_off_freezes_existing_lpx_components() -> None:
     assert errors(lpx(), off) == []
     assert update_errors(lpx(), lpx(), off) == []
     assert update_errors(lpx(), lpx(replicas=3), off) == [f"{P}.type: Forbidden: LPX components require lpx.enabled=true"]
+
+
+def test_standalone_dcd_cannot_be_lpx() -> None:
+    wire = lpx()
+    wire.pop("name")
+    assert errors(wire, dcd_ctx(platform=LPX_PLATFORM)) == [
+        "spec.type: Forbidden: LPX components are supported only for components embedded in a DynamoGraphDeployment"
+    ]

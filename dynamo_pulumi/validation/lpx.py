@@ -27,6 +27,10 @@ LOCAL_PARTITIONS_MODE_IDS = "IDs"
 def validate_lpx_component(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:
     """Component-level LPX rules: templates belong to roles, no topology, a real build."""
     errors: list[FieldError] = []
+    if is_lpx(comp) and not ctx.in_dgd:
+        errors.append(
+            forbidden(path.child("type"), "LPX components are supported only for components embedded in a DynamoGraphDeployment")
+        )
     if ctx.is_create and is_lpx(comp) and not ctx.platform.lpx.on:
         errors.append(lpx_gate_error(path))
     if is_lpx(comp) and comp.pod_template is not None:
