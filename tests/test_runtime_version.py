@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.runtime_version import (
@@ -144,3 +146,21 @@ def test_origin_gate_reads_the_origin_annotation() -> None:
     ann = {"nvidia.com/dynamo-operator-origin-version": "1.5.0"}
     assert origin_gate_enabled_for("VLLMRayWorkerGCSReadiness", ann) is True
     assert origin_gate_enabled_for("VLLMRayWorkerGCSReadiness", {}) is False
+
+
+_numbers = st.integers(min_value=0, max_value=10_000)
+
+
+@given(
+    major=_numbers,
+    minor=_numbers,
+    patch=_numbers,
+    prefix=st.sampled_from(["", "v", "V"]),
+    suffix=st.sampled_from(["", "-rc1", "-cuda13.0", "+build.5", "-alpha.1+exp"]),
+    registry=st.sampled_from(["", "nvcr.io/nvidia/", "registry:5000/team/"]),
+)
+def test_any_semver_tag_resolves_to_its_release_triplet(
+    major: int, minor: int, patch: int, prefix: str, suffix: str, registry: str
+) -> None:
+    image = f"{registry}runtime:{prefix}{major}.{minor}.{patch}{suffix}"
+    assert parse_image_tag_version(image) == Version(major, minor, patch)
