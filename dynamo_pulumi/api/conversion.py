@@ -372,6 +372,7 @@ def _convert_dgd(src: alpha.DynamoGraphDeployment) -> Conversion:
             continue
         where = f"spec.components[{len(components)}]"
         rec = _Recorder(paths, where, f"spec.services[{name}]")
+        rec("name", "")  # the map key is the name
         data, ctype = convert_shared_spec(svc, rec)
         components.append(_build_component(beta.DynamoComponentDeploymentSharedSpec, {"name": name, **data},
                                            ctype, paths, where))
