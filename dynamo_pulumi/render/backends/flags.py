@@ -171,7 +171,7 @@ def inject_flags(container: dict[str, Any], flags: str, needs_shell: bool, frame
             container["command"], container["args"] = ["sh", "-c"], [
                 _exec_line(container, flags)
             ]
-        else:
+        elif fields(flags):
             container["args"] = [*(container.get("args") or []), *fields(flags)]
         return
     args = container.get("args")
