@@ -92,6 +92,6 @@ def pcs_name_for_dgd(dgd: DynamoGraphDeployment) -> str:
 def combined_name_length(pcs: str, component: DynamoComponentDeploymentSharedSpec) -> int:
     """What rule 17 measures: ``len(pcs) + len(lower(name))`` (+ longest clique for PCSG shapes)."""
     length = len(pcs) + len(component.name.lower())
-    if component.is_multinode or component.is_inter_pod_gms:
+    if component.uses_pcsg:
         length += len(longest_pod_clique_name(component))
     return length

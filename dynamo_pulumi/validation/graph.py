@@ -19,7 +19,7 @@ from dynamo_pulumi.constants import (
     WORKLOAD_PROVIDER_GROVE,
 )
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid, not_supported, required
-from dynamo_pulumi.pcs_naming import longest_pod_clique_name, pcs_name_for_dgd
+from dynamo_pulumi.pcs_naming import combined_name_length, longest_pod_clique_name, pcs_name_for_dgd
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.component import validate_component
 from dynamo_pulumi.validation.context import ValidationContext
@@ -98,12 +98,10 @@ def validate_graph_spec(dgd: DynamoGraphDeployment, ctx: ValidationContext) -> F
 def name_length_errors(dgd: DynamoGraphDeployment, pcs: str, index: int) -> list[FieldError]:
     """Rule 17: Grove pod names must fit; the PCS name already absorbed what truncation can."""
     comp = dgd.components[index]
-    length = len(pcs) + len(comp.name.lower())
+    length = combined_name_length(pcs, comp)
     detail = "PCS name + component name"
     if comp.uses_pcsg:
-        longest = longest_pod_clique_name(comp)
-        length += len(longest)
-        detail = f'PCS name + PCSG name + longest PodClique name "{longest}"'
+        detail = f'PCS name + PCSG name + longest PodClique name "{longest_pod_clique_name(comp)}"'
     if length <= MAX_COMBINED_GROVE_RESOURCE_NAME_LENGTH:
         return []
     message = (
