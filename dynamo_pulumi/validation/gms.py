@@ -28,6 +28,9 @@ from dynamo_pulumi.validation.component_common import (
 )
 
 FAILOVER_UNSUPPORTED_TYPES = ("epp", "frontend", "planner")
+LAUNCH_WIRING_MESSAGE = (
+    "cannot be combined with role PodTemplates because this layout requires operator-managed launch wiring"
+)
 
 
 def effective_gms_mode(mode: str | None) -> str:
@@ -49,8 +52,10 @@ def effective_num_shadows(failover: FailoverSpec) -> int:
 def validate_gms_and_failover(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
     """GMS and failover of one component; skipped with role templates (forbidden there instead)."""
     experimental = comp.experimental
-    if experimental is None or has_role_pod_templates(comp):
+    if experimental is None:
         return []
+    if has_role_pod_templates(comp):
+        return _role_template_layout_errors(experimental, path)
     errors: list[FieldError] = []
     resources = main_container_resources(comp)
     if experimental.gpu_memory_service is not None:
@@ -59,6 +64,16 @@ def validate_gms_and_failover(comp: ComponentSpecFields, path: Path) -> list[Fie
         errors += validate_failover(
             experimental.failover, path.child("failover"), experimental.gpu_memory_service, comp.type, resources
         )
+    return errors
+
+
+def _role_template_layout_errors(experimental: ExperimentalSpec, path: Path) -> list[FieldError]:
+    """Role templates hand launch wiring to the user, which GMS and failover still need."""
+    errors: list[FieldError] = []
+    if experimental.gpu_memory_service is not None:
+        errors.append(forbidden(path.child("gpuMemoryService"), LAUNCH_WIRING_MESSAGE))
+    if experimental.failover is not None:
+        errors.append(forbidden(path.child("failover"), LAUNCH_WIRING_MESSAGE))
     return errors
 
 

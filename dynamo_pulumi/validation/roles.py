@@ -50,9 +50,6 @@ ROLE_LEADER = "leader"
 ROLE_WORKER = "worker"
 MULTINODE_ROLES = (ROLE_LEADER, ROLE_WORKER)
 VLLM_DISTRIBUTED_EXECUTOR_BACKENDS = ("mp", "ray")
-LAUNCH_WIRING_MESSAGE = (
-    "cannot be combined with role PodTemplates because this layout requires operator-managed launch wiring"
-)
 
 
 def expected_role_replicas(role: str, node_count: int) -> int:
@@ -72,12 +69,6 @@ def validate_roles(comp: ComponentSpecFields, path: Path, ctx: ValidationContext
                 "cannot be combined with roles[].podTemplate; choose one complete PodTemplate source mode",
             )
         )
-    if has_role_pod_templates(comp) and comp.experimental is not None:
-        experimental_path = path.child("experimental")
-        if comp.experimental.gpu_memory_service is not None:
-            errors.append(forbidden(experimental_path.child("gpuMemoryService"), LAUNCH_WIRING_MESSAGE))
-        if comp.experimental.failover is not None:
-            errors.append(forbidden(experimental_path.child("failover"), LAUNCH_WIRING_MESSAGE))
     return errors
 
 
