@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 import pytest
+import yaml
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.errors import RenderError
@@ -18,6 +19,7 @@ from dynamo_pulumi.render.backends import (
     update_container,
     update_pod_spec,
 )
+from dynamo_pulumi.render.backends.flags import inject_flags
 from dynamo_pulumi.render.backends.wait_leader import WAIT_LEADER_SCRIPT
 
 ORIGIN = "nvidia.com/dynamo-operator-origin-version"
@@ -453,3 +455,22 @@ def test_rendering_is_deterministic() -> None:
         update_container(c, backend_input("leader", 2, gpus=1, wiring="lws"))
         outs.append(c)
     assert outs[0] == outs[1]
+
+
+def test_golden_lws_worker_container_is_the_leader_container_without_probes(conformance_dir: Any) -> None:
+    """The operator's golden dcd/lws: no GPUs, so only the worker's probes change."""
+    golden = yaml.safe_load((conformance_dir / "golden" / "dcd" / "lws" / "output.yaml").read_text())
+    templates = golden["spec"]["leaderWorkerTemplate"]
+    leader_out = templates["leaderTemplate"]["spec"]["containers"][0]
+    worker_out = templates["workerTemplate"]["spec"]["containers"][0]
+    leader, worker = copy.deepcopy(leader_out), copy.deepcopy(leader_out)
+    update_container(leader, backend_input("leader", 2, wiring="lws"))
+    update_container(worker, backend_input("worker", 2, wiring="lws"))
+    assert leader == leader_out
+    assert worker == worker_out
+
+
+def test_python_command_with_no_flags_and_no_args_gets_no_args_key() -> None:
+    c: dict[str, Any] = {"command": ["python3"]}
+    inject_flags(c, "", False, "vllm")
+    assert c == {"command": ["python3"]}
