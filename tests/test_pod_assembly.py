@@ -251,7 +251,7 @@ def test_vllm_compilation_cache_defaults_its_mount_path():
 
 
 def test_sglang_compilation_cache_without_mount_path_is_a_render_error():
-    with pytest.raises(RenderError, match="compilationCache.mountPath is required for backend framework sglang"):
+    with pytest.raises(RenderError, match=r"compilationCache\.mountPath is required for backend framework sglang"):
         build_pod_spec(make_ctx(worker_spec(compilationCache={"pvcName": "cc"}), backend_framework="sglang"))
 
 
