@@ -45,6 +45,8 @@ RUNTIME_GATES: Mapping[str, Version] = {
     "IncreasedWorkerFailureThreshold": Version(1, 5, 0),
     "FrontendStartupProbe": Version(1, 6, 0),
     "WorkerHashIncludesRuntimeVersion": Version(1, 5, 0),
+    #: ``DYN_NAMESPACE_PREFIX_STRICT=true`` on frontend, frontend sidecar and EPP (rendering-core 7).
+    "StrictNamespacePrefix": Version(1, 6, 0),
 }
 
 #: Behaviours keyed on the operator version that created the object (section 6.3).

@@ -105,6 +105,7 @@ def test_gate_thresholds_are_the_specified_ones() -> None:
         "IncreasedWorkerFailureThreshold": Version(1, 5, 0),
         "FrontendStartupProbe": Version(1, 6, 0),
         "WorkerHashIncludesRuntimeVersion": Version(1, 5, 0),
+        "StrictNamespacePrefix": Version(1, 6, 0),
     } == RUNTIME_GATES
     assert {"VLLMMultiprocessing": Version(1, 0, 0), "VLLMRayWorkerGCSReadiness": Version(1, 5, 0)} == ORIGIN_GATES
 
