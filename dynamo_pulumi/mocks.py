@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pulumi.output import Unknown
 from pulumi.runtime import Mocks, rpc, set_mocks
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
 from pulumi.runtime.stack import wait_for_rpcs
@@ -162,9 +163,12 @@ def run_program(
     preview: bool = True,
     project: str = "dynamo",
     stack: str = "dev",
+    recording: Recording | None = None,
 ) -> tuple[Recording, Any]:
-    """Run ``program`` under mocks; returns what it registered and what it returned."""
-    recording = Recording()
+    """Run ``program`` under mocks; returns what it registered and what it returned.
+
+    Pass ``recording`` to keep what was registered even when ``program`` raises."""
+    recording = recording if recording is not None else Recording()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
@@ -177,4 +181,5 @@ def run_program(
 
 
 def is_unknown(value: Any) -> bool:
-    return value is rpc.UNKNOWN or (isinstance(value, str) and value == rpc.UNKNOWN)
+    """Is this recorded input a value preview does not know yet?"""
+    return isinstance(value, Unknown) or (isinstance(value, str) and value == rpc.UNKNOWN)

@@ -13,7 +13,7 @@ NS = "team-a"
 HASH = "1a2b3c4d"
 
 
-def graph_doc(scaling_adapter: bool = False, image: Any = "nvcr.io/dynamo/vllm:1.0") -> dict[str, Any]:
+def graph_doc(scaling_adapter: bool = False, image: Any = "nvcr.io/dynamo/vllm:1.0.0") -> dict[str, Any]:
     decode: dict[str, Any] = {
         "name": "decode",
         "type": "decode",
@@ -28,7 +28,15 @@ def graph_doc(scaling_adapter: bool = False, image: Any = "nvcr.io/dynamo/vllm:1
         "metadata": {"name": GRAPH, "namespace": NS},
         "spec": {
             "backendFramework": "vllm",
-            "components": [{"name": "Frontend", "type": "frontend", "replicas": 1}, decode],
+            "components": [
+                {
+                    "name": "Frontend",
+                    "type": "frontend",
+                    "replicas": 1,
+                    "podTemplate": {"spec": {"containers": [{"name": "main", "image": "nvcr.io/dynamo/frontend:1.0.0"}]}},
+                },
+                decode,
+            ],
         },
     }
 

@@ -28,17 +28,6 @@ DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
 PlatformSource = Platform | Mapping[str, Any] | str | Path | None
 
 
-def _with_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
-    """A ``provider=`` on a component has no effect in Pulumi; treat it as ``providers=[...]``."""
-    if opts is None or opts.provider is None:
-        return opts
-    providers = opts.providers
-    if isinstance(providers, Mapping):
-        providers = list(providers.values())
-    merged = [*(providers or []), opts.provider]
-    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(providers=merged))
-
-
 class DynamoComponentDeployment(pulumi.ComponentResource):
     """One Dynamo component: its workload (Deployment, LeaderWorkerSet) and its Services."""
 
@@ -69,7 +58,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         assert _plan is not None and _component is not None
         self.plan = _plan
         self.component = _component
-        super().__init__(DCD_TYPE, name, None, _with_provider(opts) if standalone else opts)
+        super().__init__(DCD_TYPE, name, None, opts)
         if standalone:  # a standalone DCD owns what would otherwise be graph-level
             for planned in _plan.graph_objects:
                 register(planned, self, _plan.outputs, ignore_changes(planned, _plan, None))
@@ -119,7 +108,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
-        super().__init__(DGD_TYPE, name, None, _with_provider(opts))
+        super().__init__(DGD_TYPE, name, None, opts)
         self.graph_resources = [
             register(planned, self, plan.outputs, ignore_changes(planned, plan, None)) for planned in plan.graph_objects
         ]

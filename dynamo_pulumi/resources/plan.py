@@ -16,7 +16,6 @@ creating the new hash-named workload before deleting the old one.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,6 +241,15 @@ def _owner_of(obj: Mapping[str, Any], index: int, explicit: Any, components: Map
     return component if component in components else None
 
 
+def _copy_tree(value: Any) -> Any:
+    """Copy mappings and lists; share leaves (a ``pulumi.Output`` cannot be deep-copied)."""
+    if isinstance(value, Mapping):
+        return {key: _copy_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_tree(item) for item in value]
+    return value
+
+
 def _ensure_namespace(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
     if obj.get("kind") in CLUSTER_SCOPED_KINDS:
         return obj
@@ -297,7 +305,7 @@ def plan_from_rendered(
     for index, original in enumerate(objects):
         if original.get("kind") == DCD_KIND and (original.get("metadata") or {}).get("name") in dcd_names:
             continue  # DCD documents are the ComponentResources themselves, not children.
-        obj = _ensure_namespace(copy.deepcopy(original), namespace)
+        obj = _ensure_namespace(_copy_tree(original), namespace)
         owner = _owner_of(obj, index, owners, plans)
         worker_hash = plans[owner].worker_hash if owner else str(_labels(obj).get(KUBE_LABEL_DYNAMO_WORKER_HASH, ""))
         planned = PlannedObject(obj, pulumi_name(obj, worker_hash, namespace))

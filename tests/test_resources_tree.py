@@ -1,0 +1,244 @@
+"""The resource tree the ComponentResources register, checked under Pulumi mocks
+(hand-written rendered objects, so these rules hold whatever the renderer does)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+from resources_fixtures import GRAPH, HASH, NS, graph_doc, rendered, small_plan
+
+from dynamo_pulumi.errors import GraphValidationError
+from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.mocks import Recording, is_unknown, run_program
+from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoGraphDeployment
+from dynamo_pulumi.resources.plan import plan_from_rendered
+
+
+def _run(plan=None, opts=None, preview=True):
+    return run_program(lambda: DynamoGraphDeployment(GRAPH, plan or small_plan(), opts=opts), preview=preview)
+
+
+def test_graph_registers_components_and_objects_under_the_right_parents():
+    rec, _ = _run()
+    dgd = rec.named(GRAPH)
+    assert dgd.type == DGD_TYPE and not dgd.custom
+    dcds = rec.by_type(DCD_TYPE)
+    assert sorted(d.name for d in dcds) == [f"{NS}/{GRAPH}-decode", f"{NS}/{GRAPH}-frontend"]
+    assert all(d.parent_urn == dgd.urn for d in dcds)
+    graph_children = {(r.type, r.name) for r in rec.children_of(dgd.urn) if r.custom}
+    assert graph_children == {
+        ("kubernetes:core/v1:ServiceAccount", f"{NS}/{GRAPH}-k8s-service-discovery"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"{NS}/{GRAPH}-k8s-service-discovery-binding"),
+    }
+    decode = next(d for d in dcds if d.name.endswith("decode"))
+    assert {(r.type, r.object_name) for r in rec.children_of(decode.urn)} == {
+        ("kubernetes:apps/v1:Deployment", f"{GRAPH}-decode-{HASH}"),
+        ("kubernetes:core/v1:Service", f"{GRAPH}-decode-{HASH}"),
+    }
+
+
+def test_pulumi_names_drop_the_worker_hash_but_object_names_keep_it():
+    rec, _ = _run()
+    deployment = next(r for r in rec.by_type("kubernetes:apps/v1:Deployment") if "decode" in r.name)
+    assert deployment.name == f"{NS}/{GRAPH}-decode"
+    assert deployment.object_name == f"{GRAPH}-decode-{HASH}"
+
+
+def test_objects_are_never_auto_named():
+    rec, _ = _run()
+    for reg in rec.resources:
+        if reg.custom:
+            assert reg.object_name, f"{reg.type} {reg.name} has no metadata.name"
+            assert reg.inputs["metadata"]["namespace"] == NS
+
+
+def test_provider_in_opts_reaches_every_child():
+    def program():
+        provider = k8s.Provider("cluster")
+        return DynamoGraphDeployment(GRAPH, small_plan(), opts=pulumi.ResourceOptions(provider=provider))
+
+    rec, _ = run_program(program)
+    objects = [r for r in rec.resources if r.custom and r.type.startswith("kubernetes:") and "providers" not in r.type]
+    assert objects
+    assert all("pulumi:providers:kubernetes::cluster" in r.provider for r in objects)
+
+
+def test_providers_list_in_opts_reaches_every_child():
+    def program():
+        provider = k8s.Provider("cluster")
+        return DynamoGraphDeployment(GRAPH, small_plan(), opts=pulumi.ResourceOptions(providers=[provider]))
+
+    rec, _ = run_program(program)
+    objects = [r for r in rec.resources if r.type.startswith("kubernetes:") and "providers" not in r.type]
+    assert all("::cluster::" in r.provider for r in objects)
+
+
+def test_scaling_adapter_makes_pulumi_ignore_the_workload_replicas():
+    rec, _ = _run(small_plan(scaling_adapter=True))
+    decode = next(r for r in rec.by_type("kubernetes:apps/v1:Deployment") if "decode" in r.name)
+    frontend = next(r for r in rec.by_type("kubernetes:apps/v1:Deployment") if "frontend" in r.name)
+    assert decode.ignore_changes == ("spec.replicas",)
+    assert frontend.ignore_changes == ()
+
+
+def test_without_scaling_adapter_replicas_are_managed():
+    rec, _ = _run(small_plan(scaling_adapter=False))
+    assert all(r.ignore_changes == () for r in rec.resources)
+
+
+def _grove_plan(scaling_adapter: bool):
+    objects, _ = rendered()
+    objects = [o for o in objects if o["kind"] not in ("Deployment",)]
+    pcs = {
+        "apiVersion": "grove.io/v1alpha1",
+        "kind": "PodCliqueSet",
+        "metadata": {"name": GRAPH, "namespace": NS},
+        "spec": {
+            "replicas": 1,
+            "template": {
+                "cliques": [
+                    {"name": "frontend", "labels": {"nvidia.com/dynamo-component": "Frontend"},
+                     "spec": {"replicas": 1, "minAvailable": 1, "roleName": "frontend", "podSpec": {"containers": []}}},
+                    {"name": "decode", "labels": {"nvidia.com/dynamo-component": "decode"},
+                     "spec": {"replicas": 2, "minAvailable": 1, "roleName": "decode",
+                              "podSpec": {"containers": [{"name": "main", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}}},
+                ]
+            },
+        },
+    }
+    graph = load_graph(graph_doc(scaling_adapter))
+    return plan_from_rendered(graph, [pcs, *objects], [], NS)
+
+
+def test_podcliqueset_is_a_custom_resource_with_replace_rules_and_delete_first():
+    rec, _ = _run(_grove_plan(scaling_adapter=False))
+    pcs = rec.by_type("kubernetes:grove.io/v1alpha1:PodCliqueSet")[0]
+    assert pcs.parent_name == GRAPH
+    assert "spec.template.cliques[*].spec.minAvailable" in pcs.replace_on_changes
+    assert "spec.template.cliques[*].spec.startsAfter" in pcs.replace_on_changes
+    assert "spec.template.cliques[*].name" in pcs.replace_on_changes
+    assert pcs.delete_before_replace is True
+    assert pcs.inputs["apiVersion"] == "grove.io/v1alpha1" and pcs.inputs["kind"] == "PodCliqueSet"
+
+
+def test_scaling_adapter_on_grove_ignores_only_that_components_clique_replicas():
+    rec, _ = _run(_grove_plan(scaling_adapter=True))
+    pcs = rec.by_type("kubernetes:grove.io/v1alpha1:PodCliqueSet")[0]
+    assert pcs.ignore_changes == ("spec.template.cliques[1].spec.replicas",)
+
+
+def test_resource_claim_template_is_replaced_whole_and_deleted_first():
+    objects, dcds = rendered()
+    rct = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "gpus", "namespace": NS, "labels": {"nvidia.com/dynamo-component": "decode"}},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}},
+    }
+    plan = plan_from_rendered(load_graph(graph_doc()), [*objects, rct], dcds, NS)
+    rec, _ = _run(plan)
+    reg = rec.by_type("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")[0]
+    assert reg.replace_on_changes == ("spec",) and reg.delete_before_replace is True
+
+
+def test_leaderworkerset_is_a_custom_resource_under_its_component():
+    objects, dcds = rendered()
+    lws = {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": f"{GRAPH}-decode-{HASH}-0", "namespace": NS,
+                     "labels": {"nvidia.com/dynamo-component": "decode"}},
+        "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 2, "workerTemplate": {"spec": {"containers": []}}}},
+    }
+    objects = [o for o in objects if not (o["kind"] == "Deployment" and "decode" in o["metadata"]["name"])]
+    plan = plan_from_rendered(load_graph(graph_doc(scaling_adapter=True)), [*objects, lws], dcds, NS)
+    rec, _ = _run(plan)
+    reg = rec.by_type("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet")[0]
+    assert reg.name == f"{NS}/{GRAPH}-decode-0"
+    assert reg.parent_name == f"{NS}/{GRAPH}-decode"
+    assert reg.ignore_changes == ("spec.replicas",)
+    assert reg.replace_on_changes == ("spec.leaderWorkerTemplate.size",)
+
+
+def unknown_output() -> pulumi.Output:
+    """An Output whose value is not known (what preview gives for a not-yet-created resource)."""
+    loop = asyncio.get_event_loop()
+    value, known = loop.create_future(), loop.create_future()
+    value.set_result(None)
+    known.set_result(False)
+    return pulumi.Output(set(), value, known)
+
+
+def _versioned(doc):
+    """An image that is an Output has no readable tag: admission then wants runtimeVersionOverride."""
+    for component in doc["spec"]["components"]:
+        component["runtimeVersionOverride"] = "1.0.0"
+    return doc
+
+
+def _decode_container(rec):
+    decode = next(r for r in rec.by_type("kubernetes:apps/v1:Deployment") if "decode" in r.name)
+    return next(c for c in decode.inputs["spec"]["template"]["spec"]["containers"] if c["name"] == "main")
+
+
+def test_unknown_output_image_is_unknown_in_preview():
+    rec, _ = run_program(lambda: DynamoGraphDeployment(GRAPH, _versioned(graph_doc(image=unknown_output()))))
+    assert is_unknown(_decode_container(rec)["image"])
+
+
+def test_known_output_image_reaches_the_workload():
+    image = "123.dkr.ecr.us-west-2.amazonaws.com/vllm:1.0.0"
+    rec, _ = run_program(
+        lambda: DynamoGraphDeployment(GRAPH, _versioned(graph_doc(image=pulumi.Output.from_input(image)))),
+        preview=False,
+    )
+    assert _decode_container(rec)["image"] == image
+
+
+def test_output_spliced_into_a_string_becomes_a_concatenation():
+    def program():
+        doc = _versioned(graph_doc())
+        main = doc["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]
+        main["args"] = ["--served-model-name", pulumi.Output.from_input("qwen")]
+        main["env"] = [{"name": "HF_HOME", "value": pulumi.Output.concat("/models/", pulumi.Output.from_input("x"))}]
+        return DynamoGraphDeployment(GRAPH, doc)
+
+    rec, _ = run_program(program, preview=False)
+    main = _decode_container(rec)
+    assert "qwen" in main["args"]
+    assert {"name": "HF_HOME", "value": "/models/x"} in main["env"]
+
+
+def test_runs_do_not_leak_registrations_into_each_other():
+    first, _ = _run()
+    second, _ = _run()
+    assert len(first.resources) == len(second.resources)
+    assert [r.urn for r in first.resources if r.type == DGD_TYPE] == [r.urn for r in second.resources if r.type == DGD_TYPE]
+
+
+@pytest.mark.parametrize(
+    "break_graph",
+    [
+        lambda doc: doc["spec"]["components"].append(copy.deepcopy(doc["spec"]["components"][1])),
+        lambda doc: doc["spec"]["components"][1].update(replicas=-1),
+    ],
+    ids=["duplicate-component", "negative-replicas"],
+)
+def test_invalid_graph_registers_nothing(break_graph):
+    doc = graph_doc()
+    break_graph(doc)
+    recording = Recording()
+    with pytest.raises(GraphValidationError) as excinfo:
+        run_program(lambda: DynamoGraphDeployment(GRAPH, doc), recording=recording)
+    assert "spec.components" in str(excinfo.value)
+    assert recording.resources == []
+
+
+def test_valid_graph_dict_registers_through_the_same_path():
+    recording = Recording()
+    run_program(lambda: DynamoGraphDeployment(GRAPH, graph_doc()), recording=recording)
+    assert recording.by_type(DGD_TYPE)
