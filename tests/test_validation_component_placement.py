@@ -127,3 +127,10 @@ def test_replicas_without_adapter_or_on_a_dcd_are_free() -> None:
     old.pop("name")
     new.pop("name")
     assert update_errors(old, new, dcd_ctx("update")) == []
+
+
+def test_min_available_on_a_dcd_is_forbidden_even_with_grove_enabled() -> None:
+    wire = worker(minAvailable=1)
+    wire.pop("name")
+    ctx = dcd_ctx(platform=Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}}), grove_pathway=True)
+    assert errors(wire, ctx) == [f"spec.minAvailable: Forbidden: {GROVE_ONLY}"]

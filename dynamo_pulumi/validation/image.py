@@ -242,14 +242,19 @@ def validate_shared_memory(comp: ComponentSpecFields, path: Path) -> list[FieldE
     return []
 
 
+def _grove_backed(ctx: ValidationContext) -> bool:
+    """Only DGD components on the Grove pathway; a standalone DCD never is."""
+    return ctx.in_dgd and ctx.grove_pathway
+
+
 def validate_min_available(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:
-    if comp.min_available is not None and not ctx.grove_pathway:
+    if comp.min_available is not None and not _grove_backed(ctx):
         return [forbidden(path.child("minAvailable"), GROVE_ONLY_MESSAGE)]
     return []
 
 
 def validate_grove(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:
-    if comp.is_scaling_group_forced and not ctx.grove_pathway:
+    if comp.is_scaling_group_forced and not _grove_backed(ctx):
         return [forbidden(path.child("experimental", "grove", "forceScalingGroup"), GROVE_ONLY_MESSAGE)]
     return []
 
