@@ -122,3 +122,22 @@ def test_probes_in_sidecars_and_role_templates_are_checked() -> None:
     assert errors(worker(multinode={}, podTemplate=None, roles=roles)) == [
         f"{P}.roles[1].podTemplate.spec.containers[0].livenessProbe: Required value: must specify a handler type"
     ]
+
+
+def _role_wire(worker_image: str) -> dict[str, Any]:
+    roles = [
+        {"name": "leader", "podTemplate": template(main("engine:1.5.0"))},
+        {"name": "worker", "podTemplate": template(main(worker_image))},
+    ]
+    return worker(multinode={"nodeCount": 2}, podTemplate=None, roles=roles)
+
+
+def test_update_ratchets_unchanged_unversioned_role_images_only() -> None:
+    stored = _role_wire("engine:dev")
+    assert update_errors(stored, stored) == []
+    assert update_errors(stored, _role_wire("engine:dev2")) == [OVERRIDE_REQUIRED]
+    assert update_errors(stored, _role_wire("engine:1.5.1")) == []
+
+
+def test_standalone_dcd_update_tolerates_a_new_unversioned_image() -> None:
+    assert update_errors(dcd(), dcd(podTemplate=template(main("engine:latest"))), dcd_ctx("update")) == []
