@@ -40,7 +40,12 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoObject,
 )
 from dynamo_pulumi.errors import Findings, GraphValidationError, InputError
-from dynamo_pulumi.validation.alpha import alpha_compat_findings, alpha_schema_errors
+from dynamo_pulumi.validation.alpha import (
+    alpha_compat_findings,
+    alpha_schema_errors,
+    beta_cel_failed,
+    beta_webhook_findings,
+)
 
 AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
@@ -295,20 +300,35 @@ def _alpha_view(loaded: LoadedObject) -> Any:
 
 
 def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> Findings:
-    """Admission of one loaded object: the v1beta1 rules on the (converted) object, with
-    runtime-version/EPP errors of alpha requests at alpha paths, then the v1alpha1
-    compatibility pass (api-and-validation.md section 0 and 4.6)."""
-    from dynamo_pulumi.validation import validate  # late: validation imports loading's models
+    """Create admission of one loaded object, in the API server's order (api-and-validation.md
+    section 0 and 4.6).
 
-    found = validate(loaded.object, platform)
-    findings = Findings(warnings=list(found.warnings))
-    if loaded.is_alpha:
-        findings.errors = [replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors]
+    A v1beta1 object: the v1beta1 CEL rules and webhook (:func:`dynamo_pulumi.validation.validate`),
+    then the compatibility pass over alpha data it carries in its conversion annotation. A
+    v1alpha1 object passed its alpha schema at load; here its create-only CEL rule, then the
+    v1beta1 webhook on the converted object with runtime-version/EPP errors at alpha paths,
+    then the compatibility pass.
+    """
+    from dynamo_pulumi.validation import validate
+
+    ns = _namespace(loaded, namespace)
+    if loaded.alpha_object is not None:
+        cel = alpha_schema_errors(loaded.alpha_object, on_create=True)
+        if cel:
+            return Findings(errors=cel)
+        found = beta_webhook_findings(loaded.object, platform)
+        findings = Findings(
+            errors=[replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors],
+            warnings=list(found.warnings),
+        )
+        view = loaded.alpha_object
     else:
-        findings.errors = list(found.errors)
-    view = _alpha_view(loaded)
+        findings = validate(loaded.object, platform)
+        if findings.errors and beta_cel_failed(loaded.object, platform):
+            return findings
+        view = _alpha_view(loaded)
     if isinstance(view, (AlphaDGD, AlphaDCD)):
-        findings.extend(alpha_compat_findings(view, _namespace(loaded, namespace), alpha_source=loaded.is_alpha))
+        findings.extend(alpha_compat_findings(view, ns, alpha_source=loaded.is_alpha))
     return findings
 
 
