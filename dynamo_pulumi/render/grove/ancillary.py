@@ -15,11 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.api.v1beta1 import (
-    DynamoComponentDeployment,
-    DynamoComponentDeploymentSharedSpec,
-    DynamoGraphDeployment,
-)
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,
@@ -34,6 +30,7 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.naming import component_service_name, dcd_name, dynamo_namespace, is_worker_type
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove.metadata import resolve_discovery_backend
+from dynamo_pulumi.render.grove.pods import dcd_model
 from dynamo_pulumi.render.objects import ingress
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
@@ -103,7 +100,7 @@ def _frontend_ingress(dcd: dict[str, Any], dgd: DynamoGraphDeployment, platform:
                       namespace: str, worker_hash: str) -> list[dict[str, Any]]:
     ctx = ComponentContext(
         dcd=dcd,
-        model=DynamoComponentDeployment.model_validate(dcd),
+        model=dcd_model(dcd),
         namespace=namespace,
         platform=platform,
         pod_template=lambda _role: {},

@@ -69,7 +69,7 @@ def default_pod_spec_builder(request: PodRequest) -> dict[str, Any]:
     from dynamo_pulumi.render.pod import build_pod_spec
 
     ctx = ComponentRenderContext(
-        dcd=DynamoComponentDeployment.model_validate(_without_intra_pod_features(request.dcd)),
+        dcd=dcd_model(_without_intra_pod_features(request.dcd)),
         dcd_name=request.dcd["metadata"]["name"],
         graph_name=request.graph_name,
         namespace=request.namespace,
@@ -84,6 +84,20 @@ def default_pod_spec_builder(request: PodRequest) -> dict[str, Any]:
         worker_hash=request.worker_hash,
     )
     return build_pod_spec(ctx)
+
+
+def dcd_model(dcd: dict[str, Any]) -> DynamoComponentDeployment:
+    """The generated DCD as a typed model.
+
+    A component type outside the v1beta1 enum can only come from v1alpha1 conversion, which keeps
+    the alpha ``componentType`` verbatim; it is carried over without re-checking the enum.
+    """
+    ctype = dcd["spec"].get("type")
+    spec = {k: v for k, v in dcd["spec"].items() if k != "type"}
+    model = DynamoComponentDeployment.model_validate({**dcd, "spec": spec})
+    if ctype is None:
+        return model
+    return model.model_copy(update={"spec": model.spec.model_copy(update={"type": ctype})})
 
 
 def _without_intra_pod_features(dcd: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,140 @@
+"""Every valid graph of the shared corpus renders on the Grove pathway, and what is rendered is
+acceptable to the API server: the PodCliqueSet against the Grove CRD's openAPIV3Schema, claim
+templates against Kubernetes 1.34, with consistent clique references and name lengths.
+
+Validity is the project's own admission (Grove and LWS enabled); graphs admission rejects are
+not rendered by the operator either and are left out.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.defaulting import default_graph
+from dynamo_pulumi.loading import load_documents, validate_loaded
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.grove import render_grove
+
+CONFORMANCE = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance"
+CORPUS = CONFORMANCE / "corpus"
+PCS_CRD = CONFORMANCE / "crds" / "grove.io_podcliquesets.yaml"
+PLATFORM = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}}})
+NAMESPACE = "corpus"
+#: Grove's ``MaxCombinedGroveResourceNameLength`` and the DNS-label limit of a pod hostname.
+MAX_COMBINED = 45
+MAX_HOSTNAME = 63
+
+
+def _corpus_files() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted([*CORPUS.glob("*.yaml"), *CORPUS.glob("docs-snippets/*.yaml")])
+
+
+@cache
+def _valid_graphs(path: Path) -> tuple[DynamoGraphDeployment, ...]:
+    graphs = []
+    for loaded in load_documents(path).graphs:
+        if isinstance(loaded.object, DynamoGraphDeployment) and not validate_loaded(loaded, PLATFORM, NAMESPACE).errors:
+            graphs.append(default_graph(loaded.object, PLATFORM))
+    return tuple(graphs)
+
+
+@cache
+def _rendered(path: Path) -> tuple[list[dict[str, Any]], ...]:
+    return tuple(render_grove(g, PLATFORM, NAMESPACE) for g in _valid_graphs(path))
+
+
+@cache
+def _pcs_validator() -> jsonschema.protocols.Validator:
+    crd = yaml.safe_load(PCS_CRD.read_text())
+    version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1")
+    schema = version["schema"]["openAPIV3Schema"]
+    return jsonschema.Draft7Validator(schema)
+
+
+def _objects(path: Path, kind: str) -> list[dict[str, Any]]:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/conformance/corpus is not present")
+    rendered = _rendered(path)
+    if not rendered:
+        pytest.skip(f"{path.name}: no graph passes admission")
+    return [o for objects in rendered for o in objects if o["kind"] == kind]
+
+
+FILES = _corpus_files()
+IDS = [str(p.relative_to(CORPUS)) for p in FILES]
+if not FILES:
+    FILES, IDS = [CORPUS / "absent.yaml"], ["absent"]
+
+
+def test_corpus_has_valid_graphs_to_render() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/conformance/corpus is not present")
+    assert sum(len(_valid_graphs(p)) for p in _corpus_files()) >= 20
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_valid_corpus_graph_renders_one_pcs_per_graph(path: Path) -> None:
+    pcs = _objects(path, "PodCliqueSet")
+    assert len(pcs) == len(_valid_graphs(path))
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_rendered_pcs_validates_against_the_grove_crd_schema(path: Path) -> None:
+    if not PCS_CRD.is_file():
+        pytest.skip("Grove PodCliqueSet CRD is not present")
+    for pcs in _objects(path, "PodCliqueSet"):
+        errors = sorted(_pcs_validator().iter_errors(pcs), key=lambda e: list(e.absolute_path))
+        assert [f"{list(e.absolute_path)}: {e.message}" for e in errors] == []
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_rendered_claim_templates_validate_for_kubernetes_1_34(path: Path) -> None:
+    for rct in _objects(path, "ResourceClaimTemplate"):
+        kubernetes_validate.validate(rct, "1.34.0", strict=True)
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_scaling_groups_startup_order_and_sharing_reference_existing_names(path: Path) -> None:
+    for pcs in _objects(path, "PodCliqueSet"):
+        template = pcs["spec"]["template"]
+        cliques = {c["name"] for c in template["cliques"]}
+        claims = {t["name"] for t in template.get("resourceClaimTemplates") or []}
+        for group in template.get("podCliqueScalingGroups") or []:
+            assert set(group["cliqueNames"]) <= cliques
+            for share in group.get("resourceSharing") or []:
+                assert share["name"] in claims
+                assert set(share["filter"]["childCliqueNames"]) <= set(group["cliqueNames"])
+        for clique in template["cliques"]:
+            assert set(clique["spec"].get("startsAfter") or []) <= cliques - {clique["name"]}
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_grove_resource_and_pod_names_stay_within_kubernetes_limits(path: Path) -> None:
+    for pcs in _objects(path, "PodCliqueSet"):
+        name = pcs["metadata"]["name"]
+        template = pcs["spec"]["template"]
+        member_of = {c: g["name"] for g in template.get("podCliqueScalingGroups") or [] for c in g["cliqueNames"]}
+        for clique in template["cliques"]:
+            group = member_of.get(clique["name"], "")
+            assert len(name) + len(group) + len(clique["name"]) <= MAX_COMBINED
+            pclq = f"{group}-0-{clique['name']}" if group else f"{name}-0-{clique['name']}"
+            last_pod = f"{pclq}-{max(clique['spec']['replicas'] - 1, 0)}"
+            assert len(last_pod) <= MAX_HOSTNAME
+
+
+def test_crd_schema_check_rejects_a_malformed_pcs() -> None:
+    if not PCS_CRD.is_file():
+        pytest.skip("Grove PodCliqueSet CRD is not present")
+    bad = {"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "metadata": {"name": "x"},
+           "spec": {"replicas": 1, "template": {"cliqueStartupType": "Bogus", "cliques": []}}}
+    assert any("Bogus" in e.message for e in _pcs_validator().iter_errors(bad))
