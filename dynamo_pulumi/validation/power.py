@@ -243,7 +243,7 @@ def validate_power_update(new: ComponentSpecFields, old: ComponentSpecFields, pa
         return errors
     new_gpus, old_gpus = main_gpu_count(new, path), main_gpu_count(old, path)
     if not _same_gpu_count(new_gpus, old_gpus):
-        errors.append(invalid(new_gpus[1], new_gpus[0], FIELD_IMMUTABLE_ERROR_MSG))
+        errors.append(invalid(new_gpus[1], _quantity_text(new_gpus[0]), FIELD_IMMUTABLE_ERROR_MSG))
     new_product = gpu_product(new)
     if new_product != gpu_product(old):
         errors.append(invalid(_selector_path(path), new_product or None, FIELD_IMMUTABLE_ERROR_MSG))
@@ -282,6 +282,16 @@ def _quantity(value: Any) -> Decimal | str:
         return parse_quantity(value)
     except (ValueError, TypeError, InvalidOperation):
         return str(value)
+
+
+def _quantity_text(value: Any) -> str | None:
+    """The quantity as Go's ``Quantity.String()`` prints whole numbers ("1000m" -> "1")."""
+    if value is None:
+        return None
+    parsed = _quantity(value)
+    if isinstance(parsed, Decimal) and parsed == parsed.to_integral_value():
+        return str(int(parsed))
+    return str(value)
 
 
 def power_contract(comp: ComponentSpecFields) -> tuple[Any, ...]:
