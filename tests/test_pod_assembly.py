@@ -301,3 +301,11 @@ def test_rendering_is_deterministic_and_leaves_the_input_untouched():
     first = yaml.safe_dump(build_pod_template(ctx))
     assert yaml.safe_dump(build_pod_template(ctx)) == first
     assert ctx.dcd.spec.pod_template == before
+
+
+def test_workers_of_a_graph_with_an_epp_carry_the_worker_class_label():
+    labels = build_pod_template(make_ctx(worker_spec(type="decode"), graph_has_epp=True))["metadata"]["labels"]
+    assert labels["nvidia.com/dynamo-component-class"] == "worker"
+    frontend = {"type": "frontend", "podTemplate": {"spec": {"containers": [{"name": "main", "image": "f:1"}]}}}
+    labels = build_pod_template(make_ctx(frontend, graph_has_epp=True))["metadata"]["labels"]
+    assert "nvidia.com/dynamo-component-class" not in labels

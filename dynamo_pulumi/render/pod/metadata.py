@@ -18,6 +18,7 @@ from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.constants import (
+    COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_DECODE,
     COMPONENT_TYPE_PREFILL,
     COMPONENT_TYPE_WORKER,
@@ -194,6 +195,8 @@ def pod_template_labels(ctx: ComponentRenderContext, annotations: Mapping[str, A
         labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = own[KUBE_LABEL_DYNAMO_WORKER_HASH]
     elif ctx.worker_hash and component_type in WORKER_COMPONENT_TYPES:
         labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = ctx.worker_hash
+    if ctx.graph_has_epp and component_type in WORKER_COMPONENT_TYPES:
+        labels[KUBE_LABEL_DYNAMO_COMPONENT_CLASS] = COMPONENT_CLASS_WORKER
     labels[KUBE_LABEL_DYNAMO_SELECTOR] = ctx.dcd_name
     if k8s_discovery_enabled(ctx):
         labels[KUBE_LABEL_DYNAMO_DISCOVERY_BACKEND] = DISCOVERY_BACKEND_KUBERNETES
@@ -204,9 +207,14 @@ def pod_template_labels(ctx: ComponentRenderContext, annotations: Mapping[str, A
 
 
 def _apply_role(labels: dict[str, Any], ctx: ComponentRenderContext, component_type: str) -> None:
-    """Leader/worker templates: the legacy sub-type, ``role``, and no ``nvidia.com/selector``."""
+    """Leader/worker templates (``renderMultinodePodTemplateSpecs``): the workload labels
+    (DCD kube labels, type, legacy sub-type) copied over, ``role`` set, no ``nvidia.com/selector``."""
+    workload = dcd_kube_labels(ctx.dcd, ctx.dynamo_namespace)
     spec_type = ctx.dcd.spec.type or ""
-    if component_type == COMPONENT_TYPE_WORKER and spec_type in _DISAGG_TYPES:
-        labels.setdefault(KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE, spec_type)
+    if component_type:
+        workload[KUBE_LABEL_DYNAMO_COMPONENT_TYPE] = component_type
+        if component_type == COMPONENT_TYPE_WORKER and spec_type in _DISAGG_TYPES:
+            workload.setdefault(KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE, spec_type)
+    labels.update(workload)
     labels[DCD_WORKLOAD_ROLE_LABEL] = ctx.role
     labels.pop(KUBE_LABEL_DYNAMO_SELECTOR, None)
