@@ -65,10 +65,20 @@ def test_lpx_blank_build_id_is_required() -> None:
     ]
 
 
-def test_lpx_component_provider_override_is_forbidden() -> None:
-    override = {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {}}}
+def test_lpx_component_topology_override_is_forbidden() -> None:
+    override = {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueScalingGroupConfig", "value": {"topologyConstraint": {}}}
     assert errors(lpx(providerOverride=override), grove_ctx(platform=LPX_PLATFORM)) == [
         f"{P}.providerOverride: Forbidden: LPX component does not support Grove topology overrides"
+    ]
+
+
+def test_lpx_component_availability_override_targets_scaling_group() -> None:
+    override = {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueScalingGroupConfig", "value": {"minAvailable": 2}}
+    assert errors(lpx(providerOverride=override), grove_ctx(platform=LPX_PLATFORM)) == []
+    override["target"] = "PodCliqueTemplateSpec"
+    assert errors(lpx(providerOverride=override), grove_ctx(platform=LPX_PLATFORM)) == [
+        f'{P}.providerOverride.target: Invalid value: "PodCliqueTemplateSpec": must match the provider-context '
+        'target "PodCliqueScalingGroupConfig"'
     ]
 
 

@@ -46,6 +46,7 @@ from dynamo_pulumi.validation.provider_override import (
     SCOPE_COMPONENT,
     validate_provider_override,
     validate_provider_override_update,
+    writes_grove_topology,
 )
 from dynamo_pulumi.validation.roles import validate_roles, validate_roles_update
 from dynamo_pulumi.validation.sidecars import validate_dynamo_sidecar, validate_frontend_sidecar
@@ -103,7 +104,8 @@ def _component_provider_override(comp: ComponentSpecFields, path: Path, ctx: Val
     if comp.provider_override is None:
         return []
     po_path = path.child("providerOverride")
-    if is_lpx(comp):
+    if is_lpx(comp) and writes_grove_topology(comp.provider_override.value):
+        # LPX placement comes from the build manifest; only availability settings may be overridden.
         return [forbidden(po_path, "LPX component does not support Grove topology overrides")]
     return validate_provider_override(comp.provider_override, po_path, ctx, SCOPE_COMPONENT, comp)
 

@@ -119,6 +119,11 @@ def _identity_errors(
     return []
 
 
+def writes_grove_topology(value: Any) -> bool:
+    """Whether a component/role value sets ``topologyConstraint`` (``WritesGroveTopology``)."""
+    return isinstance(value, dict) and "topologyConstraint" in value
+
+
 # --- value shape and ownership ---------------------------------------------------------------------
 
 
