@@ -10,7 +10,8 @@ Admission runs in the API server's order:
    rules (:mod:`.graph_update`). For a DGD update the webhook first validates the new object on
    its own and stops there if that fails; a DCD update reports both passes together.
 
-``validate_update(old, new)`` treats ``old`` as the object the user applied before. What the
+``validate_update(old, new)`` treats ``old`` as the object the user applied before (or, when it
+already carries the provider or origin-version annotation, as the stored object). What the
 defaulting webhook added to it (the ``nvidia.com/workload-provider`` and origin-version
 annotations, a DCD's ``spec.name``) is carried into ``new`` when ``new`` leaves it out, as a
 client-side ``kubectl apply`` or a Pulumi update keeps fields it never set.
@@ -156,9 +157,13 @@ def _admit_graph_update(
 
 
 def stored_graph(old: DynamoGraphDeployment, platform: Platform) -> DynamoGraphDeployment:
-    """``old`` as the API server stored it: defaulted on create unless it already carries the
-    provider annotation only the defaulting webhook writes (then it is a stored object)."""
-    if KUBE_ANNOTATION_WORKLOAD_PROVIDER in old.annotations:
+    """``old`` as the API server stored it.
+
+    An object carrying an annotation only the create-time defaulting writes (the provider, or
+    the origin version an older operator stamped alone) already is a stored object; anything
+    else is what the user applied, which the API server defaulted on create.
+    """
+    if any(key in old.annotations for key in _OPERATOR_OWNED_ANNOTATIONS):
         return default_graph(old, platform, "update")
     return default_graph(old, platform, "create")
 

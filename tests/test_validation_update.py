@@ -1,0 +1,287 @@
+"""UPDATE admission: rules 14, 41-46 and the DGD-level immutable fields of section 5."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.validation import check, graph_context, validate_update
+from dynamo_pulumi.validation.graph_update import workload_provider_update_errors
+
+IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
+PROVIDER = "nvidia.com/workload-provider"
+PROVIDER_PATH = f"metadata.annotations[{PROVIDER}]"
+OPERATOR = "system:serviceaccount:dynamo-system:dynamo-operator"
+
+
+def component(name: str = "worker", **fields: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": "worker",
+        "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}},
+    } | fields
+
+
+def graph(
+    *components: dict[str, Any],
+    annotations: dict[str, str] | None = None,
+    status: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+    **spec: Any,
+) -> DynamoGraphDeployment:
+    meta: dict[str, Any] = {"name": "g"} | (metadata or {})
+    if annotations is not None:
+        meta["annotations"] = annotations
+    body: dict[str, Any] = {
+        "metadata": meta,
+        "spec": {"backendFramework": "vllm", "components": list(components) or [component()]} | spec,
+    }
+    if status is not None:
+        body["status"] = status
+    return DynamoGraphDeployment.model_validate(body)
+
+
+def update(
+    old: DynamoGraphDeployment, new: DynamoGraphDeployment, platform: Platform | None = None
+) -> list[FieldError]:
+    return validate_update(old, new, platform).errors
+
+
+def test_unchanged_graph_is_a_valid_update() -> None:
+    assert update(graph(), graph()) == []
+
+
+def test_mutable_fields_may_change() -> None:
+    new = graph(component(replicas=4, sharedMemorySize="1Gi"), priorityClassName="", labels={"a": "b"})
+    assert update(graph(), new) == []
+
+
+# --- rule 14 -------------------------------------------------------------------------------------
+
+
+def test_operator_owned_annotations_are_carried_from_the_previous_apply() -> None:
+    # The user never writes the provider; the stored object has it, the update keeps it.
+    assert update(graph(), graph(annotations={"team": "a"})) == []
+
+
+def test_workload_provider_cannot_change_once_set() -> None:
+    old = graph(annotations={PROVIDER: "component"})
+    assert update(old, graph(annotations={PROVIDER: "grove"})) == [
+        FieldError(ErrorType.INVALID, PROVIDER_PATH, "field is immutable", "grove")
+    ]
+
+
+def test_materializing_the_provider_is_reserved_for_the_operator() -> None:
+    # A stored legacy object: stamped with an origin version by an older operator, no provider.
+    legacy = graph(annotations={"nvidia.com/dynamo-operator-origin-version": "0.9.0"})
+    platform = Platform.model_validate({"cluster": {"operatorPrincipals": [OPERATOR], "requester": "alice"}})
+    errors = update(legacy, graph(annotations={PROVIDER: "component"}), platform)
+    assert errors == [
+        FieldError(ErrorType.FORBIDDEN, PROVIDER_PATH, "may only be materialized by the Dynamo operator")
+    ]
+
+
+def test_materializing_the_provider_by_the_operator_is_allowed() -> None:
+    platform = Platform.model_validate({"cluster": {"operatorPrincipals": [OPERATOR], "requester": OPERATOR}})
+    new = graph(annotations={PROVIDER: "component"})
+    ctx = graph_context(new, platform, "update")
+    assert workload_provider_update_errors(new, graph(), ctx) == []
+    user = Platform.model_validate({"cluster": {"operatorPrincipals": [OPERATOR], "requester": "alice"}})
+    assert workload_provider_update_errors(new, graph(), graph_context(new, user, "update")) == [
+        FieldError(ErrorType.FORBIDDEN, PROVIDER_PATH, "may only be materialized by the Dynamo operator")
+    ]
+    # No configured principal: the check is skipped.
+    assert workload_provider_update_errors(new, graph(), graph_context(new, Platform(), "update")) == []
+
+
+# --- rule 41 -------------------------------------------------------------------------------------
+
+
+def test_components_may_be_reordered() -> None:
+    old = graph(component("a"), component("b"))
+    assert update(old, graph(component("b"), component("a"))) == []
+
+
+def test_adding_and_removing_components_is_forbidden() -> None:
+    old = graph(component("a"), component("b"))
+    new = graph(component("a"), component("d"), component("c"))
+    assert update(old, new)[0] == FieldError(
+        ErrorType.FORBIDDEN,
+        "spec.components",
+        "component topology is immutable and cannot be modified after creation: components added: [c d], "
+        "components removed: [b]",
+    )
+
+
+def test_removing_only_reports_removed() -> None:
+    [error] = update(graph(component("a"), component("b")), graph(component("a")))
+    assert error.detail.endswith("cannot be modified after creation: components removed: [b]")
+
+
+# --- rule 42 -------------------------------------------------------------------------------------
+
+
+def test_backend_framework_is_immutable_with_a_warning() -> None:
+    findings = validate_update(graph(), graph(backendFramework="sglang"))
+    assert findings.errors == [
+        FieldError(
+            ErrorType.INVALID,
+            "spec.backendFramework",
+            "is immutable and cannot be changed after creation",
+            "sglang",
+        )
+    ]
+    assert findings.warnings == ["Changing spec.backendFramework may cause unexpected behavior"]
+
+
+def test_dcd_backend_framework_is_immutable_too() -> None:
+    def dcd(backend: str) -> DynamoComponentDeployment:
+        spec = {"backendFramework": backend} | component()
+        del spec["name"]
+        return DynamoComponentDeployment.model_validate({"metadata": {"name": "w"}, "spec": spec})
+
+    findings = validate_update(dcd("vllm"), dcd("trtllm"))
+    assert (
+        FieldError(
+            ErrorType.INVALID,
+            "spec.backendFramework",
+            "is immutable and cannot be changed after creation",
+            "trtllm",
+        )
+        in findings.errors
+    )
+    assert validate_update(dcd("vllm"), dcd("vllm")).errors == []
+
+
+# --- rule 43 -------------------------------------------------------------------------------------
+
+
+TOPO = {"clusterTopologyName": "t", "packDomain": "rack"}
+TOPO_MSG = (
+    "is immutable and cannot be added, removed, or changed after creation; delete and recreate the "
+    "DynamoGraphDeployment to change topology constraints"
+)
+
+
+def test_spec_topology_constraint_unchanged_is_valid() -> None:
+    assert update(graph(topologyConstraint=TOPO), graph(topologyConstraint=TOPO)) == []
+
+
+def test_spec_topology_constraint_cannot_be_added_changed_or_removed() -> None:
+    changed = TOPO | {"packDomain": "host"}
+    assert update(graph(), graph(topologyConstraint=TOPO)) == [
+        FieldError(ErrorType.INVALID, "spec.topologyConstraint", TOPO_MSG, TOPO)
+    ]
+    assert update(graph(topologyConstraint=TOPO), graph(topologyConstraint=changed)) == [
+        FieldError(ErrorType.INVALID, "spec.topologyConstraint", TOPO_MSG, changed)
+    ]
+    assert update(graph(topologyConstraint=TOPO), graph()) == [
+        FieldError(ErrorType.INVALID, "spec.topologyConstraint", TOPO_MSG, None)
+    ]
+
+
+# --- rule 44 -------------------------------------------------------------------------------------
+
+
+KVT_MSG = (
+    "is immutable and cannot be added, removed, or changed after creation; delete and recreate the "
+    "DynamoGraphDeployment to change the KV transfer policy"
+)
+
+
+def kvt(**policy: Any) -> dict[str, Any]:
+    return {"kvTransferPolicy": {"labelKey": "topology.kubernetes.io/zone", "domain": "zone"} | policy}
+
+
+def test_kv_transfer_policy_with_defaulted_enforcement_is_unchanged() -> None:
+    assert update(graph(experimental=kvt()), graph(experimental=kvt(enforcement="required"))) == []
+
+
+def test_kv_transfer_policy_is_immutable() -> None:
+    path = "spec.experimental.kvTransferPolicy"
+    new_policy = kvt(domain="rack")["kvTransferPolicy"]
+    assert update(graph(experimental=kvt()), graph(experimental=kvt(domain="rack"))) == [
+        FieldError(ErrorType.INVALID, path, KVT_MSG, new_policy)
+    ]
+    assert update(graph(experimental=kvt()), graph()) == [FieldError(ErrorType.INVALID, path, KVT_MSG, None)]
+
+
+# --- rule 45 -------------------------------------------------------------------------------------
+
+
+def test_restart_id_is_frozen_during_a_rolling_update() -> None:
+    old = graph(restart={"id": "r1"}, status={"rollingUpdate": {"phase": "InProgress"}})
+    assert update(old, graph(restart={"id": "r2"})) == [
+        FieldError(
+            ErrorType.INVALID,
+            "spec.restart.id",
+            "cannot be changed while a rolling update is InProgress",
+            "r2",
+        )
+    ]
+
+
+def test_restart_id_may_change_after_the_rolling_update() -> None:
+    old = graph(restart={"id": "r1"}, status={"rollingUpdate": {"phase": "Completed"}})
+    assert update(old, graph(restart={"id": "r2"})) == []
+
+
+# --- rule 46 -------------------------------------------------------------------------------------
+
+
+def test_update_of_a_deleting_object_skips_validation() -> None:
+    deleting = graph(component("other"), metadata={"deletionTimestamp": "2026-01-01T00:00:00Z"})
+    assert update(graph(), deleting) == []
+
+
+# --- CEL transition rules and shared component transitions ---------------------------------------
+
+
+def test_component_type_change_is_rejected_by_cel_before_the_webhook() -> None:
+    errors = update(graph(), graph(component(type="decode"), component("extra")))
+    assert errors == [
+        FieldError(ErrorType.INVALID, "spec.components[0]", "type is immutable after it is set", "object")
+    ]
+
+
+def test_scaling_adapter_owns_replicas() -> None:
+    old = graph(component(scalingAdapter={}))
+    errors = update(old, graph(component(scalingAdapter={}, replicas=3)))
+    assert errors == [
+        FieldError(
+            ErrorType.FORBIDDEN,
+            "spec.components[0].replicas",
+            "cannot be modified directly when scaling adapter is enabled; scale or update the related "
+            "DynamoGraphDeploymentScalingAdapter instead",
+        )
+    ]
+    planner = Platform.model_validate(
+        {"cluster": {"requester": "system:serviceaccount:ns:planner-serviceaccount"}}
+    )
+    assert update(old, graph(component(scalingAdapter={}, replicas=3)), planner) == []
+
+
+def test_stateless_errors_stop_a_dgd_update_before_transition_rules() -> None:
+    bad = component(
+        podTemplate={"spec": {"containers": [{"name": "main", "image": IMAGE}]}}, sharedMemorySize="-1"
+    )
+    errors = update(graph(), graph(bad, backendFramework="sglang"))
+    assert errors and all(e.path != "spec.backendFramework" for e in errors)
+
+
+def test_check_raises_with_every_error_and_kubectl_text() -> None:
+    old = graph(component("a"), component("b"))
+    try:
+        check(graph(component("a"), backendFramework="sglang"), old=old)
+    except GraphValidationError as exc:
+        assert len(exc.errors) == 2
+        assert str(exc).startswith('The DynamoGraphDeployment "g" is invalid: \n* spec.components: Forbidden')
+        assert exc.warnings == ["Changing spec.backendFramework may cause unexpected behavior"]
+    else:
+        raise AssertionError("check() admitted an invalid update")
+
+
+def test_check_returns_warnings_of_a_valid_object() -> None:
+    assert check(graph()) == []
