@@ -135,6 +135,7 @@ def test_runtime_gate_is_on_at_or_above_threshold(gate: str, version: Version | 
         ("0.9.9", False),
         ("1.0.0-rc1", False),
         ("1.0.1-rc1", True),
+        ("1.0.0+build.7", True),
         ("not-a-version", False),
         (None, False),
     ],
