@@ -426,3 +426,41 @@ def test_lpx_component_is_refused_with_build_registry_reason() -> None:
     lpx = component("lpx", "lpx", lpx={"buildId": "b"})
     with pytest.raises(RenderError, match="build registry"):
         _template(graph([lpx]))
+
+
+# --- v1alpha1 input (Ex.2 is written as a v1alpha1 services map) ---------------------------------
+
+ALPHA_GRAPH = """
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: test-dynamo-graph-deployment, namespace: test-namespace}
+spec:
+  backendFramework: sglang
+  services:
+    worker:
+      componentType: worker
+      subComponentType: test-sub-component
+      replicas: 5
+      labels: {nvidia.com/label1: label1}
+      annotations: {nvidia.com/annotation1: annotation1}
+      multinode: {nodeCount: 3}
+      extraPodSpec:
+        mainContainer:
+          image: worker-image:1.4.0
+          command: [/bin/sh, -c]
+          args: ["python3 -m dynamo.sglang --custom-flag custom-value"]
+"""
+
+
+def test_alpha_service_labels_annotations_and_sub_type_reach_the_cliques() -> None:
+    from dynamo_pulumi.defaulting import default_graph
+    from dynamo_pulumi.loading import load_documents
+
+    (loaded,) = load_documents(ALPHA_GRAPH).graphs
+    dgd = default_graph(loaded.object, GROVE)
+    cliques = by_name(_template(dgd)["cliques"])
+    for name in ("worker-ldr", "worker-wkr"):
+        assert cliques[name]["labels"]["nvidia.com/dynamo-sub-component-type"] == "test-sub-component"
+        assert cliques[name]["labels"]["nvidia.com/label1"] == "label1"
+        assert cliques[name]["annotations"]["nvidia.com/annotation1"] == "annotation1"
+        assert cliques[name]["labels"]["nvidia.com/dynamo-namespace"] == "n-test-dynamo-graph-deployment"

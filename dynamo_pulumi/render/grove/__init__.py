@@ -59,12 +59,12 @@ def render_grove(
 ) -> list[dict[str, Any]]:
     """Every object the operator creates for ``dgd`` on the Grove pathway, in a stable order.
 
-    ``worker_hash`` defaults to the graph's computed worker hash (the suffix is always on for a
+    ``namespace`` is the resolved target namespace (the caller decides between an explicit value
+    and ``metadata.namespace``). ``worker_hash`` defaults to the graph's computed worker hash (the suffix is always on for a
     freshly created Grove graph with worker components).
     """
     from dynamo_pulumi.render.grove.ancillary import ancillary_objects
 
-    namespace = dgd.metadata.namespace or namespace
     if worker_hash is None:
         from dynamo_pulumi.render.worker_hash import compute_worker_hash
 

@@ -29,7 +29,12 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.naming import component_service_name, dcd_name, dynamo_namespace, is_worker_type
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render.grove.metadata import resolve_discovery_backend
+from dynamo_pulumi.render.grove.metadata import (
+    NO_ALPHA_DATA,
+    AlphaComponentData,
+    alpha_components,
+    resolve_discovery_backend,
+)
 from dynamo_pulumi.render.grove.pods import dcd_model
 from dynamo_pulumi.render.objects import ingress
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
@@ -44,29 +49,32 @@ def _template_meta(component: DynamoComponentDeploymentSharedSpec) -> dict[str, 
 
 
 def resource_labels(dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec,
-                    worker_hash: str) -> dict[str, Any]:
+                    worker_hash: str, alpha: AlphaComponentData = NO_ALPHA_DATA) -> dict[str, Any]:
     """``GetDGDComponentResourceLabels`` of the render deployment (worker hash applied)."""
     labels: dict[str, Any] = dict(dgd.spec.labels or {})
+    labels.update(alpha.labels)
     labels.update(_template_meta(component).get("labels") or {})
     if worker_hash and is_worker_type(component.type):
         labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
     return labels
 
 
-def resource_annotations(dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec) -> dict[str, Any]:
+def resource_annotations(dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec,
+                         alpha: AlphaComponentData = NO_ALPHA_DATA) -> dict[str, Any]:
     """``GetDGDComponentResourceAnnotations``: graph spec annotations under the template's."""
     annotations: dict[str, Any] = dict(dgd.spec.annotations or {})
+    annotations.update(alpha.annotations)
     annotations.update(_template_meta(component).get("annotations") or {})
     return annotations
 
 
 def component_service(
     dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec, namespace: str,
-    worker_hash: str, k8s_discovery: bool,
+    worker_hash: str, k8s_discovery: bool, alpha: AlphaComponentData = NO_ALPHA_DATA,
 ) -> dict[str, Any]:
     """The Grove component Service (``GenerateComponentService`` with DGD-level metadata)."""
     ctype = component.type or ""
-    labels = resource_labels(dgd, component, worker_hash)
+    labels = resource_labels(dgd, component, worker_hash, alpha)
     if k8s_discovery:
         labels[KUBE_LABEL_DYNAMO_DISCOVERY_BACKEND] = DISCOVERY_BACKEND_KUBERNETES
         labels[KUBE_LABEL_DYNAMO_DISCOVERY_ENABLED] = KUBE_LABEL_VALUE_TRUE
@@ -76,7 +84,7 @@ def component_service(
         KUBE_LABEL_DYNAMO_COMPONENT: component.name,
     }
     name = component_service_name(dcd_name(dgd.name, component.name))
-    meta = object_meta(name, namespace, labels, resource_annotations(dgd, component))
+    meta = object_meta(name, namespace, labels, resource_annotations(dgd, component, alpha))
     return k8s_object("v1", "Service", meta, spec={"selector": selector, "ports": [service_port(ctype)]})
 
 
@@ -118,10 +126,12 @@ def ancillary_objects(
 
     k8s_discovery = resolve_discovery_backend(dgd, platform) == DISCOVERY_BACKEND_KUBERNETES
     dcds = generate_component_deployments(dgd, namespace, worker_hash)
+    alpha = alpha_components(dgd)
     objects: list[dict[str, Any]] = []
     for component, dcd in zip(dgd.components, dcds, strict=True):
         if k8s_discovery or component.type == COMPONENT_TYPE_FRONTEND:
-            objects.append(component_service(dgd, component, namespace, worker_hash, k8s_discovery))
+            data = alpha.get(component.name, NO_ALPHA_DATA)
+            objects.append(component_service(dgd, component, namespace, worker_hash, k8s_discovery, data))
         if component.type == COMPONENT_TYPE_FRONTEND:
             objects += _frontend_ingress(dcd, dgd, platform, namespace, worker_hash)
     objects += model_services(dgd, namespace)

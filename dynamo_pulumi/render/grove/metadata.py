@@ -1,13 +1,15 @@
 """Clique labels and annotations (rendering-grove section 2.7, ``generateLabels`` /
 ``generateAnnotations`` plus the per-role adjustments of ``buildCliqueForRole``).
 
-Labels, later wins: base-model hash, metrics, ``dgd.spec.labels``, the component pod-template
+Labels, later wins: base-model hash, metrics, ``dgd.spec.labels``, labels a v1alpha1 service kept
+through conversion, the component pod-template
 labels (which carry the Dynamo namespace and, for workers, the worker hash), then the system
 labels re-asserted so users cannot override them, then discovery labels under Kubernetes
 discovery. GMS weight-server cliques drop the discovery labels (they never register with
 Dynamo); inter-pod failover engine cliques gain the engine-group label.
 
-Annotations: ``dgd.spec.annotations`` under the pod-template annotations, where the template has
+Annotations: ``dgd.spec.annotations`` and preserved alpha annotations under the pod-template
+annotations, where the template has
 the propagated DGD metadata annotations (only when the component does not set them) and the
 resolved discovery backend; topology-source keys are removed and re-added from the graph's
 ``kvTransferPolicy`` for worker types.
@@ -18,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dynamo_pulumi.api.conversion import preserved_alpha_spec
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
@@ -55,6 +58,18 @@ from dynamo_pulumi.render.objects.common import merge_low_priority
 
 
 @dataclass(frozen=True)
+class AlphaComponentData:
+    """What a v1alpha1 service kept through conversion that labels and annotations read."""
+
+    labels: dict[str, Any]
+    annotations: dict[str, Any]
+    sub_component_type: str
+
+
+NO_ALPHA_DATA = AlphaComponentData({}, {}, "")
+
+
+@dataclass(frozen=True)
 class GraphFacts:
     """Graph-wide values every clique of every component reads."""
 
@@ -63,6 +78,10 @@ class GraphFacts:
     discovery_backend: str
     worker_hash: str
     has_epp: bool
+    alpha: dict[str, AlphaComponentData]
+
+    def alpha_data(self, component_name: str) -> AlphaComponentData:
+        return self.alpha.get(component_name, NO_ALPHA_DATA)
 
     @classmethod
     def of(cls, dgd: DynamoGraphDeployment, platform: Platform, namespace: str, worker_hash: str) -> GraphFacts:
@@ -72,6 +91,7 @@ class GraphFacts:
             discovery_backend=resolve_discovery_backend(dgd, platform),
             worker_hash=worker_hash,
             has_epp=any(c.type == COMPONENT_TYPE_EPP for c in dgd.components),
+            alpha=alpha_components(dgd),
         )
 
 
@@ -85,6 +105,27 @@ def resolve_discovery_backend(dgd: DynamoGraphDeployment, platform: Platform) ->
 
 def component_dynamo_namespace(facts: GraphFacts, component: DynamoComponentDeploymentSharedSpec) -> str:
     return dynamo_namespace(facts.namespace, facts.dgd.name, bool(component.global_dynamo_namespace))
+
+
+def alpha_components(dgd: DynamoGraphDeployment) -> dict[str, AlphaComponentData]:
+    """Component name -> preserved alpha labels, annotations and non-promoting sub-type."""
+    preserved = preserved_alpha_spec(dgd)
+    services = getattr(preserved, "services", None) or {}
+    return {
+        name: AlphaComponentData(
+            dict(service.labels or {}), dict(service.annotations or {}), service.sub_component_type or ""
+        )
+        for name, service in services.items()
+        if service is not None
+    }
+
+
+def sub_component_type(facts: GraphFacts, component: DynamoComponentDeploymentSharedSpec) -> str:
+    """The alpha view's sub-type: prefill/decode map to worker + sub-type (ERRATA 2.10), others
+    keep what conversion preserved."""
+    if component.type in (COMPONENT_TYPE_PREFILL, COMPONENT_TYPE_DECODE):
+        return component.type
+    return facts.alpha_data(component.name).sub_component_type
 
 
 def _template_meta(component: DynamoComponentDeploymentSharedSpec) -> dict[str, Any]:
@@ -125,8 +166,9 @@ def _system_labels(facts: GraphFacts, component: DynamoComponentDeploymentShared
         labels[KUBE_LABEL_DYNAMO_COMPONENT_TYPE] = component.type
     if facts.has_epp and is_worker_type(component.type):
         labels[KUBE_LABEL_DYNAMO_COMPONENT_CLASS] = COMPONENT_CLASS_WORKER
-    if component.type in (COMPONENT_TYPE_PREFILL, COMPONENT_TYPE_DECODE):
-        labels[KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE] = component.type
+    sub_type = sub_component_type(facts, component)
+    if sub_type:
+        labels[KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE] = sub_type
     labels[KUBE_LABEL_DYNAMO_NAMESPACE] = component_dynamo_namespace(facts, component)
     return labels
 
@@ -146,6 +188,7 @@ def clique_labels(
     if facts.dgd.annotations.get(KUBE_ANNOTATION_ENABLE_METRICS) != KUBE_LABEL_VALUE_FALSE:
         labels[KUBE_LABEL_METRICS_ENABLED] = KUBE_LABEL_VALUE_TRUE
     labels.update(facts.dgd.spec.labels or {})
+    labels.update(facts.alpha_data(component.name).labels)
     pod_labels = template_labels(facts, component)
     labels.update(pod_labels)
     labels.update(system)
@@ -167,6 +210,7 @@ def clique_annotations(
 ) -> dict[str, Any]:
     """``generateAnnotations`` minus topology-source keys, plus kv-policy and restart keys."""
     annotations: dict[str, Any] = dict(facts.dgd.spec.annotations or {})
+    annotations.update(facts.alpha_data(component.name).annotations)
     annotations.update(template_annotations(facts, component))
     for key in KUBE_TOPOLOGY_SOURCE_ANNOTATION_KEYS:
         annotations.pop(key, None)
