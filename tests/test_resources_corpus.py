@@ -1,0 +1,101 @@
+"""Every corpus graph, registered under Pulumi mocks: the tree matches the rendered plan exactly
+(types, names, parents), a provider reaches every object, options follow the rules, and a graph
+that fails admission or rendering registers nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+
+from dynamo_pulumi.diffing import type_token
+from dynamo_pulumi.errors import DynamoPulumiError
+from dynamo_pulumi.mocks import Recording, run_program
+from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoGraphDeployment
+from dynamo_pulumi.resources.options import ignore_changes, replace_on_changes
+from dynamo_pulumi.resources.plan import GraphPlan, plan_graph
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
+FILES = sorted(p.name for p in CORPUS.glob("*.yaml")) if CORPUS.is_dir() else []
+PLATFORMS = {
+    "orchestrated": {"orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}}},
+    "lws-only": {"orchestrators": {"lws": {"enabled": True}}},
+}
+NS = "corpus"
+
+
+def _plan_or_error(path: Path, platform: dict) -> GraphPlan | DynamoPulumiError:
+    try:
+        return plan_graph(path, platform, NS)
+    except DynamoPulumiError as exc:
+        return exc
+
+
+def _program(path: Path, platform: dict):
+    def program():
+        provider = k8s.Provider("cluster")
+        return DynamoGraphDeployment("graph", str(path), namespace=NS, platform=platform,
+                                     opts=pulumi.ResourceOptions(provider=provider))
+    return program
+
+
+@pytest.fixture(params=FILES or ["<no corpus>"])
+def corpus_file(request) -> Path:
+    if not FILES:
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    return CORPUS / request.param
+
+
+@pytest.mark.parametrize("platform_name", sorted(PLATFORMS))
+def test_corpus_graph_registers_exactly_its_plan(corpus_file, platform_name):
+    platform = PLATFORMS[platform_name]
+    planned = _plan_or_error(corpus_file, platform)
+    recording = Recording()
+    if isinstance(planned, DynamoPulumiError):
+        with pytest.raises(DynamoPulumiError):
+            run_program(_program(corpus_file, platform), recording=recording)
+        assert [r for r in recording.resources if r.type != "pulumi:providers:kubernetes"] == []
+        return
+    run_program(_program(corpus_file, platform), recording=recording)
+    _check_tree(recording, planned)
+
+
+def _check_tree(rec: Recording, plan: GraphPlan) -> None:
+    (dgd,) = rec.by_type(DGD_TYPE)
+    dcds = {r.name: r for r in rec.by_type(DCD_TYPE)}
+    assert set(dcds) == {c.pulumi_name for c in plan.components}
+    assert all(r.parent_urn == dgd.urn for r in dcds.values())
+
+    objects = [r for r in rec.resources if r.type.startswith("kubernetes:") and r.custom
+               and not r.type.startswith("pulumi:providers")]
+    expected = {}
+    for planned in plan.graph_objects:
+        expected[(type_token(planned.api_version, planned.kind), planned.pulumi_name)] = (planned, dgd.urn, None)
+    for component in plan.components:
+        for planned in component.objects:
+            key = (type_token(planned.api_version, planned.kind), planned.pulumi_name)
+            expected[key] = (planned, dcds[component.pulumi_name].urn, component)
+    assert {(r.type, r.name) for r in objects} == set(expected)
+    assert len(objects) == len(expected), "two objects share a Pulumi type and name"
+    for reg in objects:
+        planned, parent_urn, component = expected[(reg.type, reg.name)]
+        assert reg.parent_urn == parent_urn
+        assert reg.object_name == planned.name
+        assert "::cluster::" in reg.provider, f"{reg.name} does not use the given provider"
+        assert list(reg.ignore_changes) == ignore_changes(planned, plan, component)
+        assert list(reg.replace_on_changes) == replace_on_changes(planned.api_version, planned.kind)
+
+
+def test_corpus_has_graphs_that_render_on_every_pathway():
+    """Guard: the loop above must exercise Deployments, LeaderWorkerSets and PodCliqueSets."""
+    if not FILES:
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    kinds: set[str] = set()
+    for platform in PLATFORMS.values():
+        for name in FILES:
+            planned = _plan_or_error(CORPUS / name, platform)
+            if isinstance(planned, GraphPlan):
+                kinds |= {o.kind for o in planned.all_objects()}
+    assert {"Deployment", "LeaderWorkerSet", "PodCliqueSet", "Service"} <= kinds
