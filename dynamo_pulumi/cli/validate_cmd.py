@@ -1,0 +1,132 @@
+"""``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE]``: admission, offline.
+
+Every Dynamo object in every FILE goes through what the API server would run on CREATE
+(defaulting, CEL, the operator's validating webhook). With ``--old``, an object whose kind and
+name also appear in the old file is checked as an UPDATE of that object instead.
+
+Valid objects print one summary line each on stdout; warnings go to stderr. An invalid object
+prints kubectl's header and then one line per error, each prefixed with the file name, on
+stderr. The exit status is 1 if anything was invalid or unreadable, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
+from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError
+from dynamo_pulumi.loading import LoadedObject, LoadResult, load_documents
+from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.validation import validate, validate_update
+
+KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="check DGD/DCD files exactly as the operator's admission would",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="YAML files with Dynamo objects")
+    parser.add_argument("--old", default=None, help="the previously applied objects: validate as an update")
+    parser.add_argument(
+        "--platform", "-p", default=None, help="platform settings YAML (operator configuration)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        platform = load_platform(args.platform)
+    except InputError as exc:
+        print(_one_line(str(exc)), file=err)
+        return 1
+    old_objects: dict[tuple[str, str], Any] = {}
+    if args.old is not None:
+        old_result = _load(args.old, err)
+        if old_result is None:
+            return 1
+        old_objects = {(lo.object.kind, lo.object.name): lo.object for lo in old_result.loaded}
+    ok = True
+    for path in args.files:
+        ok = _validate_file(path, platform, old_objects, out, err) and ok
+    return 0 if ok else 1
+
+
+def _load(path: str, err: TextIO) -> LoadResult | None:
+    """The file's documents, or None after printing why they cannot be admitted at all."""
+    try:
+        return load_documents(path)
+    except InputError as exc:
+        print(_one_line(str(exc) if exc.source else f"{path}: {exc}"), file=err)
+    except GraphValidationError as exc:
+        _print_invalid(path, exc.kind, exc.name, exc.errors, err)
+    return None
+
+
+def _validate_file(
+    path: str, platform: Platform, old_objects: dict[tuple[str, str], Any], out: TextIO, err: TextIO
+) -> bool:
+    result = _load(path, err)
+    if result is None:
+        return False
+    if not result.loaded:
+        print(f"{path}: no {KINDS_TEXT} found", file=err)
+        return False
+    ok = True
+    for loaded in result.loaded:
+        ok = _validate_object(path, loaded, platform, old_objects, out, err) and ok
+    return ok
+
+
+def _validate_object(
+    path: str,
+    loaded: LoadedObject,
+    platform: Platform,
+    old_objects: dict[tuple[str, str], Any],
+    out: TextIO,
+    err: TextIO,
+) -> bool:
+    obj = loaded.object
+    old = old_objects.get((obj.kind, obj.name))
+    findings = validate(obj, platform) if old is None else validate_update(old, obj, platform)
+    for warning in findings.warnings:
+        print(f"{path}: warning: {warning}", file=err)
+    if findings.errors:
+        errors = (
+            [loaded.path_map.map_error(e) for e in findings.errors] if loaded.is_alpha else findings.errors
+        )
+        _print_invalid(path, obj.kind, obj.name, errors, err)
+        return False
+    operation = "update" if old is not None else "create"
+    counts = f"{_component_count(obj)}, {_plural(len(findings.warnings), 'warning')}"
+    print(f'{path}: {obj.kind} "{obj.name}" is valid ({operation}; {counts})', file=out)
+    return True
+
+
+def _print_invalid(path: str, kind: str, name: str, errors: Sequence[FieldError], err: TextIO) -> None:
+    print(f'{path}: The {kind} "{name}" is invalid:', file=err)
+    for error in errors:
+        print(f"{path}: {error}", file=err)
+
+
+def _component_count(obj: Any) -> str:
+    if isinstance(obj, DynamoGraphDeployment):
+        return _plural(len(obj.components), "component")
+    return _plural(1, "component") if obj.kind == DCD_KIND else "scaling adapter"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _one_line(message: str) -> str:
+    """Multi-line parser messages folded onto one line, so each problem is one line."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())

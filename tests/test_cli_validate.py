@@ -1,0 +1,162 @@
+"""``dynamo-pulumi validate``: summaries, one line per error, exit codes, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dynamo_pulumi.cli import main
+
+IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
+
+
+def graph_yaml(name: str = "g", image: str = IMAGE, extra_spec: str = "", backend: str = "vllm") -> str:
+    return f"""\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata:
+  name: {name}
+spec:
+  backendFramework: {backend}
+{extra_spec}  components:
+    - name: frontend
+      type: frontend
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: {image}
+    - name: worker
+      type: worker
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: {image}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["validate", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_valid_graph_prints_a_summary_and_exits_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "g.yaml", graph_yaml())
+    code, out, err = run_cli(capsys, path)
+    assert code == 0
+    assert out == f'{path}: DynamoGraphDeployment "g" is valid (create; 2 components, 0 warnings)\n'
+    assert err == ""
+
+
+def test_companion_documents_are_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = graph_yaml() + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+    code, out, _ = run_cli(capsys, write(tmp_path, "g.yaml", text))
+    assert code == 0 and out.count("is valid") == 1
+
+
+def test_invalid_graph_prints_every_error_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path, "bad.yaml", graph_yaml(image="img:latest", extra_spec="  priorityClassName: high\n")
+    )
+    code, out, err = run_cli(capsys, path)
+    assert code == 1 and out == ""
+    lines = err.splitlines()
+    assert lines[0] == f'{path}: The DynamoGraphDeployment "g" is invalid:'
+    assert lines[1] == (
+        f"{path}: spec.priorityClassName: Forbidden: requires the Grove pathway, but workload provider "
+        '"component" is selected'
+    )
+    assert len(lines) == 4  # header, priority class, one runtimeVersionOverride error per component
+    assert all(line.startswith(f"{path}: ") for line in lines)
+
+
+def test_grove_platform_file_is_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "g.yaml", graph_yaml(extra_spec="  priorityClassName: high\n"))
+    platform = write(tmp_path, "platform.yaml", "orchestrators:\n  grove:\n    enabled: true\n")
+    code, _, _ = run_cli(capsys, path, "--platform", platform)
+    assert code == 0
+
+
+def test_old_file_turns_the_check_into_an_update(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = write(tmp_path, "old.yaml", graph_yaml())
+    new = write(tmp_path, "new.yaml", graph_yaml(backend="sglang"))
+    code, out, err = run_cli(capsys, new, "--old", old)
+    assert code == 1 and out == ""
+    assert f"{new}: warning: Changing spec.backendFramework may cause unexpected behavior" in err
+    assert (
+        f'{new}: spec.backendFramework: Invalid value: "sglang": is immutable and cannot be changed after creation'
+        in err
+    )
+
+
+def test_unchanged_update_is_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = write(tmp_path, "old.yaml", graph_yaml())
+    code, out, _ = run_cli(capsys, old, "--old", old)
+    assert code == 0 and "is valid (update;" in out
+
+
+def test_unreadable_and_malformed_files_fail_cleanly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = write(tmp_path, "broken.yaml", "a: [\n")
+    good = write(tmp_path, "g.yaml", graph_yaml())
+    code, out, err = run_cli(capsys, broken, str(tmp_path / "missing.yaml"), good)
+    assert code == 1
+    assert "is valid" in out  # the good file is still checked
+    lines = err.splitlines()
+    assert lines[0].startswith(f"{broken}: invalid YAML:")
+    assert lines[1] == f"{tmp_path / 'missing.yaml'}: no such file"
+    assert "Traceback" not in err
+
+
+def test_unknown_dynamo_kind_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(
+        tmp_path, "k.yaml", "apiVersion: nvidia.com/v1beta1\nkind: DynamoThing\nmetadata: {name: x}\n"
+    )
+    code, _, err = run_cli(capsys, path)
+    assert code == 1
+    assert err.startswith(f"{path}: unknown kind 'DynamoThing'")
+
+
+def test_file_without_dynamo_objects_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    code, _, err = run_cli(capsys, path)
+    assert code == 1
+    assert (
+        err
+        == f"{path}: no DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter found\n"
+    )
+
+
+def test_schema_errors_are_printed_like_admission_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = graph_yaml().replace("type: worker", "type: worker\n      replicas: -1")
+    path = write(tmp_path, "s.yaml", text)
+    code, _, err = run_cli(capsys, path)
+    assert code == 1
+    lines = err.splitlines()
+    assert lines[0] == f'{path}: The DynamoGraphDeployment "g" is invalid:'
+    assert lines[1].startswith(f"{path}: spec.components[1].replicas: Invalid value: -1")
+
+
+def test_bad_platform_file_fails_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "g.yaml", graph_yaml())
+    platform = write(tmp_path, "p.yaml", "orchestrators: [\n")
+    code, out, err = run_cli(capsys, path, "--platform", platform)
+    assert code == 1 and out == ""
+    assert err.startswith(f"{platform}: platform file is not valid YAML")
+    assert "\n" not in err.rstrip("\n")
