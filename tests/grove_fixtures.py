@@ -33,8 +33,14 @@ def component(name: str, ctype: str = "worker", **fields: Any) -> dict[str, Any]
 
 
 def graph(components: list[dict[str, Any]], name: str = "g", annotations: dict[str, str] | None = None,
-          platform: Platform = GROVE_PLATFORM, **spec: Any) -> DynamoGraphDeployment:
-    """A defaulted v1beta1 DGD in namespace ``n`` (defaulting selects Grove on this platform)."""
+          platform: Platform = GROVE_PLATFORM, spec_annotations: dict[str, str] | None = None,
+          **spec: Any) -> DynamoGraphDeployment:
+    """A defaulted v1beta1 DGD in namespace ``n`` (defaulting selects Grove on this platform).
+
+    ``annotations`` are metadata annotations; ``spec_annotations`` is ``spec.annotations``.
+    """
+    if spec_annotations is not None:
+        spec["annotations"] = spec_annotations
     metadata: dict[str, Any] = {"name": name, "namespace": "n"}
     if annotations:
         metadata["annotations"] = annotations

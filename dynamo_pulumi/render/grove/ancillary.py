@@ -7,6 +7,8 @@ pathway, with small differences:
   ``spec.labels`` and the component pod-template labels, and select by type, Dynamo namespace and
   component only (no ``role`` key: Grove pods carry none);
 * model Services carry the graph's ``spec.annotations`` too;
+* a single-pod elastic-EP vLLM component (Ray data-parallel backend) gets a headless
+  ``<service>-ray`` Service so followers can join its Ray head (ERRATA 2.8);
 * frontend ingress objects and the graph-level objects (RBAC, EPP, wait-for-leader ConfigMap,
   scaling adapters) come unchanged from the shared builders.
 """
@@ -19,6 +21,8 @@ from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, Dynam
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,
+    DYNAMO_SYSTEM_PORT,
+    DYNAMO_SYSTEM_PORT_NAME,
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_COMPONENT_TYPE,
     KUBE_LABEL_DYNAMO_DISCOVERY_BACKEND,
@@ -26,9 +30,18 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_NAMESPACE,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
     KUBE_LABEL_VALUE_TRUE,
+    VLLM_RAY_PORT,
 )
-from dynamo_pulumi.naming import component_service_name, dcd_name, dynamo_namespace, is_worker_type
+from dynamo_pulumi.naming import (
+    component_service_name,
+    dcd_name,
+    dynamo_namespace,
+    is_worker_type,
+    normalize_kube_resource_name,
+    truncate_with_fnv,
+)
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.vllm import is_elastic_ep_ray_launch
 from dynamo_pulumi.render.grove.metadata import (
     NO_ALPHA_DATA,
     AlphaComponentData,
@@ -88,6 +101,41 @@ def component_service(
     return k8s_object("v1", "Service", meta, spec={"selector": selector, "ports": [service_port(ctype)]})
 
 
+ELASTIC_EP_SERVICE_SUFFIX = "-ray"
+RAY_GCS_PORT_NAME = "ray-gcs"
+
+
+def _is_single_pod_elastic_ep_leader(component: DynamoComponentDeploymentSharedSpec) -> bool:
+    """``isSinglePodElasticEPLeader``: Ray elastic-EP launch, one node, one replica (or unset)."""
+    spec = (component.pod_template or {}).get("spec") or {}
+    main = next((c for c in spec.get("containers") or [] if c.get("name") == "main"), None)
+    if main is None or not is_elastic_ep_ray_launch(main):
+        return False
+    return component.number_of_nodes <= 1 and component.replicas in (None, 1)
+
+
+def elastic_ep_leader_service(
+    dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec, namespace: str,
+    worker_hash: str, alpha: AlphaComponentData = NO_ALPHA_DATA,
+) -> dict[str, Any]:
+    """``GenerateElasticEPHeadlessService``: headless, not-ready addresses published, Ray + system ports."""
+    name = truncate_with_fnv(normalize_kube_resource_name(dcd_name(dgd.name, component.name) + ELASTIC_EP_SERVICE_SUFFIX))
+    selector = {
+        KUBE_LABEL_DYNAMO_COMPONENT_TYPE: component.type or "",
+        KUBE_LABEL_DYNAMO_NAMESPACE: dynamo_namespace(namespace, dgd.name, bool(component.global_dynamo_namespace)),
+        KUBE_LABEL_DYNAMO_COMPONENT: component.name,
+    }
+    ports = [
+        {"name": RAY_GCS_PORT_NAME, "port": VLLM_RAY_PORT, "targetPort": VLLM_RAY_PORT, "protocol": "TCP"},
+        {"name": DYNAMO_SYSTEM_PORT_NAME, "port": DYNAMO_SYSTEM_PORT, "targetPort": DYNAMO_SYSTEM_PORT_NAME,
+         "protocol": "TCP"},
+    ]
+    meta = object_meta(name, namespace, resource_labels(dgd, component, worker_hash, alpha),
+                       resource_annotations(dgd, component, alpha))
+    spec = {"clusterIP": "None", "publishNotReadyAddresses": True, "selector": selector, "ports": ports}
+    return k8s_object("v1", "Service", meta, spec=spec)
+
+
 def model_services(dgd: DynamoGraphDeployment, namespace: str) -> list[dict[str, Any]]:
     """One headless model Service per distinct ``modelRef.name``, with the graph's annotations."""
     objects: list[dict[str, Any]] = []
@@ -132,6 +180,9 @@ def ancillary_objects(
         if k8s_discovery or component.type == COMPONENT_TYPE_FRONTEND:
             data = alpha.get(component.name, NO_ALPHA_DATA)
             objects.append(component_service(dgd, component, namespace, worker_hash, k8s_discovery, data))
+        if _is_single_pod_elastic_ep_leader(component):
+            objects.append(elastic_ep_leader_service(dgd, component, namespace, worker_hash,
+                                                     alpha.get(component.name, NO_ALPHA_DATA)))
         if component.type == COMPONENT_TYPE_FRONTEND:
             objects += _frontend_ingress(dcd, dgd, platform, namespace, worker_hash)
     objects += model_services(dgd, namespace)
