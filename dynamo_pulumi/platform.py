@@ -57,6 +57,12 @@ class Toggle(WireModel):
         return bool(self.enabled)
 
 
+class LPXSettings(Toggle):
+    """The operator's ``lpx`` block: the feature switch and the compiled-model registry."""
+
+    model_registry_url: Str = Field("", alias="modelRegistryURL")
+
+
 class Orchestrators(WireModel):
     grove: Toggle = Field(default_factory=Toggle)
     lws: Toggle = Field(default_factory=Toggle)
@@ -127,7 +133,7 @@ class Platform(WireModel):
     service_mesh: ServiceMeshConfig = Field(default_factory=ServiceMeshConfig)
     gpu: GPUConfig = Field(default_factory=GPUConfig)
     checkpoint: Toggle = Field(default_factory=Toggle)
-    lpx: Toggle = Field(default_factory=Toggle)
+    lpx: LPXSettings = Field(default_factory=LPXSettings)
     image_pull_secrets: list[Str] = Field(default_factory=list)
     cluster: ClusterFacts = Field(default_factory=ClusterFacts)
 

@@ -178,3 +178,23 @@ def test_standalone_dcd_cannot_be_lpx() -> None:
     assert errors(wire, dcd_ctx(platform=LPX_PLATFORM)) == [
         "spec.type: Forbidden: LPX components are supported only for components embedded in a DynamoGraphDeployment"
     ]
+
+
+REGISTRY_PLATFORM = Platform.model_validate(
+    {"lpx": {"enabled": True, "modelRegistryURL": "s3://models"}, "orchestrators": {"grove": {"enabled": True}}}
+)
+
+
+def test_lpx_build_id_relative_to_configured_registry_is_valid() -> None:
+    assert errors(lpx(), dgd_ctx(platform=REGISTRY_PLATFORM)) == []
+
+
+def test_lpx_absolute_build_id_with_configured_registry_is_invalid() -> None:
+    assert errors(lpx(lpx={"buildId": "s3://other/builds/llama"}), dgd_ctx(platform=REGISTRY_PLATFORM)) == [
+        f'{P}.lpx.buildId: Invalid value: "s3://other/builds/llama": must be relative to the configured LPX '
+        "model registry 's3://models'; absolute paths and URLs require an empty lpx.modelRegistryURL"
+    ]
+
+
+def test_lpx_absolute_build_id_without_registry_is_valid() -> None:
+    assert errors(lpx(lpx={"buildId": "/models/builds/llama"}), ctx()) == []

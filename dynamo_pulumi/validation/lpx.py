@@ -39,7 +39,29 @@ def validate_lpx_component(comp: ComponentSpecFields, path: Path, ctx: Validatio
         errors.append(forbidden(path.child("topologyConstraint"), "LPX does not support Grove topologyConstraint"))
     if comp.lpx is not None:
         errors += _validate_lpx_config(comp.lpx, path.child("lpx"))
+        errors += _validate_build_id_location(comp.lpx.build_id, path.child("lpx", "buildId"), ctx)
     return errors
+
+
+def _is_absolute_build_location(build_id: str) -> bool:
+    """An absolute path or a URL names its own location instead of one inside the registry."""
+    return build_id.startswith("/") or "://" in build_id
+
+
+def _validate_build_id_location(build_id: str, path: Path, ctx: ValidationContext) -> list[FieldError]:
+    """Seed: with ``lpx.modelRegistryURL`` configured, ``buildId`` must be relative to that
+    registry; absolute paths and URLs require an empty registry URL."""
+    registry = ctx.platform.lpx.model_registry_url
+    if registry and _is_absolute_build_location(build_id.strip()):
+        return [
+            invalid(
+                path,
+                build_id,
+                f"must be relative to the configured LPX model registry {registry!r}; "
+                "absolute paths and URLs require an empty lpx.modelRegistryURL",
+            )
+        ]
+    return []
 
 
 def lpx_gate_error(path: Path) -> FieldError:
