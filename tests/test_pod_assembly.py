@@ -288,9 +288,24 @@ def test_platform_pull_secrets_are_appended_unless_discovery_is_disabled():
     assert build_pod_spec(make_ctx(spec, platform=platform))["imagePullSecrets"] == [{"name": "user-secret"}]
 
 
-def test_intra_pod_gpu_memory_service_is_refused():
-    with pytest.raises(RenderError, match="gpuMemoryService"):
-        build_pod_spec(make_ctx(worker_spec(experimental={"gpuMemoryService": {}})))
+def test_intra_pod_gpu_memory_service_shares_the_gpus_through_a_dra_claim():
+    spec = worker_spec(name="Decode", experimental={"gpuMemoryService": {}})
+    spec["podTemplate"]["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "2", "cpu": "4"}}
+    pod = build_pod_spec(make_ctx(spec, name="g-decode-abcd1234", graph_name="g"))
+    main = pod["containers"][0]
+    assert main["resources"] == {"limits": {"cpu": "4"}, "claims": [{"name": "intrapod-shared-gpu"}]}
+    assert pod["resourceClaims"] == [{"name": "intrapod-shared-gpu", "resourceClaimTemplateName": "g-decode-gpu"}]
+    assert [c["name"] for c in pod["initContainers"]] == ["gms-server"]
+    assert pod["initContainers"][0]["image"] == "w:1.4.0"
+    assert env_of(main)["GMS_SOCKET_DIR"] == "/gms-intrapod-control"
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+
+
+def test_intra_pod_failover_runs_two_vllm_engines():
+    spec = worker_spec(experimental={"gpuMemoryService": {}, "failover": {"numShadows": 1}})
+    spec["podTemplate"]["spec"]["containers"][0] |= {"command": ["python3"], "args": ["-m", "dynamo.vllm"]}
+    pod = build_pod_spec(make_ctx(spec, graph_name="g", backend_framework="vllm"))
+    assert [c["name"] for c in pod["containers"]] == ["engine-0", "engine-1"]
 
 
 def test_rendering_is_deterministic_and_leaves_the_input_untouched():

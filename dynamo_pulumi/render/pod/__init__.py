@@ -11,7 +11,7 @@ land, which mounts a frontend sidecar inherits, and the final volume order all d
 8. ``fsGroup: 1000`` unless the user set a securityContext; 9. discovery ServiceAccount;
 10. compilation-cache volume; 11. ``/dev/shm``; 12. ``[main] + other containers``;
 13. frontend sidecar; 14. backend ``update_pod_spec``; 15. volumes in main-mount order;
-16. image pull secrets; 17. (intra-pod GMS/failover: refused, see :func:`_refuse_unsupported`);
+16. image pull secrets; 17. intra-pod GMS, then intra-pod failover;
 18. component pathway: the fallback ServiceAccount.
 
 The context (:class:`~dynamo_pulumi.render.context.ComponentRenderContext`) must hold the DCD
@@ -140,19 +140,19 @@ def _run_backend(hook_name: str, target: dict[str, Any], backend_input: Any) -> 
 # --- build steps ----------------------------------------------------------------------------------
 
 
-def _refuse_unsupported(ctx: ComponentRenderContext) -> None:
-    """Intra-pod GPU memory service and intra-pod failover rewrite the pod into DRA claims and
-    cloned engines; we do not render them, and say so instead of emitting a wrong pod."""
+def _apply_intra_pod_features(pod: dict[str, Any], ctx: ComponentRenderContext) -> None:
+    """Step 17: intra-pod GPU memory service (DRA claim + ``gms-server`` sidecar), then intra-pod
+    failover (two engine containers). Both rewrites are shared with the Grove pathway and live in
+    :mod:`dynamo_pulumi.render.grove`; they are no-ops for components without those blocks."""
     spec = ctx.dcd.spec
-    if spec.gms is not None and not spec.is_inter_pod_gms:
-        raise RenderError(
-            "experimental.gpuMemoryService in IntraPod mode is not supported by dynamo-pulumi",
-            "spec.experimental.gpuMemoryService",
-        )
-    if spec.failover is not None and spec.failover.effective_mode == "IntraPod":
-        raise RenderError(
-            "experimental.failover in IntraPod mode is not supported by dynamo-pulumi", "spec.experimental.failover"
-        )
+    if spec.gms is None and spec.failover is None:
+        return
+    from dynamo_pulumi.render.grove.failover import build_intra_pod_failover, is_intra_pod_failover
+    from dynamo_pulumi.render.grove.gms import apply_intra_pod_gms
+
+    apply_intra_pod_gms(pod, spec, parent_name(ctx), metadata.dcd_component_name(ctx.dcd))
+    if is_intra_pod_failover(spec):
+        build_intra_pod_failover(pod, spec.number_of_nodes, ctx.backend_framework)
 
 
 def _main_container(ctx: ComponentRenderContext, dctx: DefaultsContext, user_spec: dict[str, Any], sidecar_mode: bool) -> dict[str, Any]:
@@ -202,7 +202,6 @@ def _tidy(pod: dict[str, Any]) -> dict[str, Any]:
 
 def build_pod_spec(ctx: ComponentRenderContext) -> dict[str, Any]:
     """The pod spec the operator renders for one component and role (see the module docstring)."""
-    _refuse_unsupported(ctx)
     spec = ctx.dcd.spec
     template = clone(spec.pod_template or {})
     user_spec = pods.pod_spec(template)
@@ -235,6 +234,7 @@ def build_pod_spec(ctx: ComponentRenderContext) -> dict[str, Any]:
     pod = _run_backend("update_pod_spec", pod, backend_input)
     pod["volumes"] = volumes.order_volumes_by_mounts(pod.get("volumes") or [], pod["containers"][0].get("volumeMounts") or [])
     apply_image_pull_secrets(pod, ctx.platform, annotations, include_init_containers=sidecar_mode)
+    _apply_intra_pod_features(pod, ctx)
     if ctx.pathway == WORKLOAD_PROVIDER_COMPONENT and not pod.get("serviceAccountName"):
         pod["serviceAccountName"] = ctx.fallback_service_account or DEFAULT_SERVICE_ACCOUNT_NAME
     return _tidy(pod)
