@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import ErrorType, FieldError
+from dynamo_pulumi.loading import load_documents
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation import validate, validate_update
 from dynamo_pulumi.validation.graph import grove_pathway, restart_order_errors
@@ -277,3 +279,23 @@ def test_shared_component_rules_run_for_each_component_path() -> None:
     bad = component("b", podTemplate={"spec": {"containers": [{"name": "main", "image": "img:latest"}]}})
     errors = validate(graph(component("a"), bad)).errors
     assert errors and all(e.path.startswith("spec.components[1]") for e in errors)
+
+
+# --- conformance data ----------------------------------------------------------------------------
+
+GOLDEN_PLATFORM = Platform.model_validate(
+    {
+        "operatorVersion": "1.4.0",
+        "namespace": {"restricted": "clusterenv-golden"},
+        "orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}},
+    }
+)
+
+
+def test_golden_inputs_are_admitted_on_create_and_as_unchanged_updates(conformance_dir: Path) -> None:
+    inputs = sorted((conformance_dir / "golden").glob("*/*/input.yaml"))
+    assert inputs
+    for path in inputs:
+        for obj in load_documents(path).objects:
+            assert validate(obj, GOLDEN_PLATFORM).errors == [], path
+            assert validate_update(obj, obj, GOLDEN_PLATFORM).errors == [], path
