@@ -324,3 +324,62 @@ def test_workers_of_a_graph_with_an_epp_carry_the_worker_class_label():
     frontend = {"type": "frontend", "podTemplate": {"spec": {"containers": [{"name": "main", "image": "f:1"}]}}}
     labels = build_pod_template(make_ctx(frontend, graph_has_epp=True))["metadata"]["labels"]
     assert "nvidia.com/dynamo-component-class" not in labels
+
+
+def example_1_ctx(role: str) -> ComponentRenderContext:
+    """Example 1 (LWS, vLLM Ray multinode) with the alpha-preserved values given as DCD labels."""
+    spec = {
+        "backendFramework": "vllm", "type": "worker", "multinode": {"nodeCount": 2},
+        "podTemplate": {
+            "metadata": {"labels": {"nvidia.com/label1": "label1"}, "annotations": {"nvidia.com/annotation1": "annotation1"}},
+            "spec": {"terminationGracePeriodSeconds": 10, "containers": [
+                {"image": "another-image:latest"},
+                {"name": "main", "image": "test-image:1.5.0", "command": ["some", "dynamo", "command"],
+                 "args": ["--tensor-parallel-size", "4", "--pipeline-parallel-size", "1"],
+                 "env": [{"name": "TEST_ENV_FROM_EXTRA_POD_SPEC", "value": "test_value_from_extra_pod_spec"}],
+                 "resources": {"requests": {"cpu": "300m", "memory": "500Mi"},
+                               "limits": {"nvidia.com/gpu": "1", "memory": "20Gi", "cpu": "10"}}},
+            ]},
+        },
+    }
+    labels = {"nvidia.com/dynamo-component": "test-lws-deploy-service",
+              "nvidia.com/dynamo-namespace": "default-test-lws-deploy"}
+    from dynamo_pulumi.render.backends.multinode import lws_wiring
+
+    return make_ctx(spec, name="test-lws-deploy", labels=labels, namespace="default",
+                    dynamo_namespace="default-test-lws-deploy", backend_framework="vllm", discovery_backend="",
+                    fallback_service_account="default-test-sa", role=role, multinode_wiring=lws_wiring(2))
+
+
+def test_example_1_lws_leader_template():
+    template = build_pod_template(example_1_ctx("leader"))
+    assert template["metadata"]["annotations"] == {"nvidia.com/annotation1": "annotation1"}
+    labels = template["metadata"]["labels"]
+    assert labels["role"] == "leader" and labels["nvidia.com/dynamo-component-type"] == "worker"
+    assert labels["nvidia.com/dynamo-component"] == "test-lws-deploy-service"
+    assert "nvidia.com/selector" not in labels and "nvidia.com/dynamo-discovery-backend" not in labels
+    pod = template["spec"]
+    assert pod["terminationGracePeriodSeconds"] == 10
+    assert pod["securityContext"] == {"fsGroup": 1000}
+    assert pod["serviceAccountName"] == "default-test-sa"
+    assert pod["volumes"] == [{"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}]
+    main, other = pod["containers"]
+    assert other == {"image": "another-image:latest"}
+    assert [e["name"] for e in main["env"]] == [
+        "DYN_COMPONENT", "DYN_DISCOVERY_BACKEND", "DYN_FORWARDPASS_METRIC_PORT", "DYN_HEALTH_CHECK_ENABLED",
+        "DYN_NAMESPACE", "DYN_PARENT_DGD_K8S_NAME", "DYN_PARENT_DGD_K8S_NAMESPACE", "DYN_SYSTEM_ENABLED",
+        "DYN_SYSTEM_PORT", "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "NIXL_TELEMETRY_ENABLE",
+        "NIXL_TELEMETRY_EXPORTER", "NIXL_TELEMETRY_PROMETHEUS_PORT", "POD_NAME", "POD_NAMESPACE", "POD_UID",
+        "TEST_ENV_FROM_EXTRA_POD_SPEC"]
+    assert env_of(main)["DYN_HEALTH_CHECK_ENABLED"] == "true"
+    assert main["livenessProbe"]["failureThreshold"] == 3
+    assert main["resources"]["limits"] == {"nvidia.com/gpu": "1", "memory": "20Gi", "cpu": "10"}
+    assert main["volumeMounts"] == [{"name": "shared-memory", "mountPath": "/dev/shm"}]
+
+
+def test_example_1_lws_worker_template_has_no_probes():
+    template = build_pod_template(example_1_ctx("worker"))
+    main = template["spec"]["containers"][0]
+    assert template["metadata"]["labels"]["role"] == "worker"
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        assert probe not in main
