@@ -89,6 +89,7 @@ def _exact_request(name: str, device_class: str, count: int) -> dict[str, Any]:
 
 
 def _remove_gpu_resources(container: dict[str, Any]) -> None:
+    """Drop GPU-like scalar resources; a map left empty is dropped as Go's omitempty would."""
     resources = container.get("resources")
     if not isinstance(resources, dict):
         return
@@ -97,6 +98,8 @@ def _remove_gpu_resources(container: dict[str, Any]) -> None:
         if isinstance(values, dict):
             for name in [n for n in values if isinstance(n, str) and is_gpu_resource_name(n)]:
                 del values[name]
+            if not values:
+                del resources[key]
 
 
 def _add_claim(container: dict[str, Any], claim: str) -> None:

@@ -1,0 +1,201 @@
+"""Rule-level tests of the Grove building blocks: role expansion, minimums, startup ordering,
+override composition, GMS wiring helpers and PCS-level fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from grove_fixtures import component, graph, main_container
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.pcs_naming import pod_clique_names
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.grove import render_pod_clique_set
+from dynamo_pulumi.render.grove.cliques import clique_min_available
+from dynamo_pulumi.render.grove.gms import (
+    apply_intra_pod_gms,
+    rank_claim_template_name,
+    standalone_claim_templates,
+)
+from dynamo_pulumi.render.grove.podcliqueset import format_go_duration, parse_go_duration
+from dynamo_pulumi.render.grove.provider_overrides import compose_overrides, effective_min_available
+from dynamo_pulumi.render.grove.roles import ServiceRole, expand_roles
+from dynamo_pulumi.render.grove.startup_order import startup_dependencies
+
+GROVE = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
+
+
+def _comp(**fields: Any) -> DynamoComponentDeploymentSharedSpec:
+    return DynamoComponentDeploymentSharedSpec.model_validate(component("Svc", **fields))
+
+
+# --- role expansion ---------------------------------------------------------------------------------
+
+SHAPES = [
+    ({}, [("Svc", "main", 1, 0)]),
+    ({"replicas": 3}, [("Svc", "main", 3, 0)]),
+    ({"multinode": {"nodeCount": 4}}, [("Svc-ldr", "leader", 1, 0), ("Svc-wkr", "worker", 3, 0)]),
+    ({"replicas": 3, "experimental": {"grove": {"forceScalingGroup": True}}}, [("Svc", "main", 1, 0)]),
+    ({"experimental": {"gpuMemoryService": {"mode": "InterPod"}}},
+     [("Svc-gms-0", "gms", 1, 0), ("Svc", "main", 1, 0)]),
+    ({"multinode": {"nodeCount": 2},
+      "experimental": {"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}}},
+     [("Svc-gms-0", "gms", 1, 0), ("Svc-ldr", "leader", 2, 0), ("Svc-gms-1", "gms", 1, 1),
+      ("Svc-wkr-1", "worker", 2, 1)]),
+]
+
+
+@pytest.mark.parametrize(("fields", "expected"), SHAPES)
+def test_role_expansion_follows_the_component_shape(fields: dict[str, Any], expected: list[tuple]) -> None:
+    roles = expand_roles("Svc", _comp(**fields))
+    assert [(r.name, r.role, r.replicas, r.rank) for r in roles] == expected
+
+
+@pytest.mark.parametrize(("fields", "_expected"), SHAPES)
+def test_role_expansion_agrees_with_pcs_naming(fields: dict[str, Any], _expected: list[tuple]) -> None:
+    comp = _comp(**fields)
+    assert [r.clique_name for r in expand_roles(comp.name, comp)] == pod_clique_names(comp)
+
+
+# --- minAvailable -------------------------------------------------------------------------------------
+
+
+def test_multinode_clique_min_available_equals_its_replicas() -> None:
+    comp = _comp(multinode={"nodeCount": 5}, minAvailable=1)
+    assert clique_min_available(comp, ServiceRole("Svc-wkr", "worker", 4)) == 4
+
+
+def test_inter_pod_failover_multinode_engines_keep_min_available_one() -> None:
+    comp = _comp(multinode={"nodeCount": 2},
+                 experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}})
+    assert clique_min_available(comp, ServiceRole("Svc-ldr", "leader", 2)) == 1
+
+
+def test_scaling_group_member_ignores_component_minimum() -> None:
+    comp = _comp(replicas=4, minAvailable=3, experimental={"grove": {"forceScalingGroup": True}})
+    assert clique_min_available(comp, ServiceRole("Svc", "main", 1)) == 1
+
+
+def test_native_minimum_from_provider_override_is_used_when_legacy_field_is_unset() -> None:
+    pclq = _comp(providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"spec": {"minAvailable": 2}}})
+    pcsg = _comp(multinode={"nodeCount": 2},
+                 providerOverride={"apiVersion": "grove.io/v1alpha1", "value": {"minAvailable": 3}})
+    assert (effective_min_available(pclq), effective_min_available(pcsg)) == (2, 3)
+    assert effective_min_available(_comp(minAvailable=4)) == 4
+    assert effective_min_available(_comp()) == 1
+
+
+# --- startup ordering ---------------------------------------------------------------------------------
+
+
+def test_trtllm_gms_leader_waits_for_its_gms_and_all_workers() -> None:
+    comp = _comp(multinode={"nodeCount": 2}, experimental={"gpuMemoryService": {"mode": "InterPod"}})
+    deps = startup_dependencies(expand_roles("c", comp), "trtllm", 2, True)
+    assert deps == {"c-ldr": ["c-gms-0", "c-wkr-1"], "c-wkr-1": ["c-gms-1"]}
+
+
+@pytest.mark.parametrize("backend", ["vllm", "sglang"])
+def test_vllm_and_sglang_multinode_have_no_startup_dependencies(backend: str) -> None:
+    comp = _comp(multinode={"nodeCount": 3})
+    assert startup_dependencies(expand_roles("c", comp), backend, 3, False) == {}
+
+
+def test_explicit_startup_type_flips_for_the_whole_pcs() -> None:
+    trt = component("trt", multinode={"nodeCount": 2}, container=main_container(command=["python3", "-m", "dynamo.trtllm"]))
+    pcs = render_pod_clique_set(graph([component("frontend", "frontend"), trt], backendFramework="trtllm"),
+                                GROVE, "n", worker_hash="h")
+    assert pcs["spec"]["template"]["cliqueStartupType"] == "CliqueStartupTypeExplicit"
+
+
+# --- overrides ----------------------------------------------------------------------------------------
+
+
+def test_override_with_missing_destination_is_a_render_error() -> None:
+    dgd = graph([component("worker", providerOverride={
+        "apiVersion": "grove.io/v1alpha1", "target": "PodCliqueScalingGroupConfig",
+        "value": {"topologyConstraint": {"pack": {"required": "rack"}}}})])
+    pcs = {"spec": {"template": {"cliques": [{"name": "worker"}]}}}
+    with pytest.raises(RenderError, match='no podCliqueScalingGroups entry named "worker"'):
+        compose_overrides(dgd, pcs)
+
+
+def test_rolling_update_override_is_copied_onto_the_clique() -> None:
+    dgd = graph([component("Worker", providerOverride={
+        "apiVersion": "grove.io/v1alpha1", "value": {"rollingUpdate": {"maxUnavailable": 2}}})])
+    clique = render_pod_clique_set(dgd, GROVE, "n", worker_hash="h")["spec"]["template"]["cliques"][0]
+    assert clique["rollingUpdate"] == {"maxUnavailable": 2}
+
+
+# --- GMS helpers --------------------------------------------------------------------------------------
+
+
+def test_rank_claim_template_names_are_normalized_without_graph_prefix() -> None:
+    assert rank_claim_template_name("my-svc", 0) == "my-svc-gpu-rank-0"
+    assert rank_claim_template_name("Llama.3", 2) == "llama-3-gpu-rank-2"
+
+
+def test_standalone_claim_template_is_skipped_without_gpus_and_uses_device_class() -> None:
+    dgd = graph([
+        component("nogpu", experimental={"gpuMemoryService": {}}),
+        component("Big", experimental={"gpuMemoryService": {"deviceClassName": "gpu.nvidia.com/h100"}},
+                  container=main_container(gpus=8)),
+        component("plain", container=main_container(gpus=8)),
+    ])
+    (rct,) = standalone_claim_templates(dgd, "n")
+    assert rct["metadata"]["name"] == "g-big-gpu"
+    assert rct["spec"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] == "gpu.nvidia.com/h100"
+
+
+def test_intra_pod_gms_wires_extra_client_containers() -> None:
+    comp = _comp(experimental={"gpuMemoryService": {"extraClientContainers": ["helper"]}})
+    pod: dict[str, Any] = {"containers": [
+        {"name": "main", "image": "img", "resources": {"limits": {"nvidia.com/gpu": "2", "cpu": "1"}}},
+        {"name": "helper", "image": "h", "resources": {"limits": {"nvidia.com/gpu": "1"}}},
+    ]}
+    apply_intra_pod_gms(pod, comp, "g", "Svc")
+    helper = pod["containers"][1]
+    assert helper["resources"] == {"claims": [{"name": "intrapod-shared-gpu"}]}
+    assert {"name": "GMS_SOCKET_DIR", "value": "/gms-intrapod-control"} in helper["env"]
+    assert pod["containers"][0]["resources"]["limits"] == {"cpu": "1"}
+    assert pod["volumes"] == [{"name": "gms-intrapod-control", "emptyDir": {}}]
+    assert pod["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def test_intra_pod_gms_with_unknown_extra_client_is_a_render_error() -> None:
+    comp = _comp(experimental={"gpuMemoryService": {"extraClientContainers": ["ghost"]}})
+    with pytest.raises(RenderError, match='"ghost"'):
+        apply_intra_pod_gms({"containers": [{"name": "main"}]}, comp, "g", "Svc")
+
+
+# --- PCS fields ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [("15m", "15m0s"), ("1h", "1h0m0s"), ("90s", "1m30s"),
+                                                ("1h30m", "1h30m0s"), ("45s", "45s")])
+def test_termination_delay_is_serialised_like_go_durations(text: str, expected: str) -> None:
+    assert format_go_duration(parse_go_duration(text)) == expected
+
+
+def test_invalid_duration_is_a_render_error() -> None:
+    with pytest.raises(RenderError, match="invalid duration"):
+        parse_go_duration("fifteen minutes")
+
+
+def test_priority_class_and_spec_metadata_reach_the_pcs() -> None:
+    dgd = graph([component("worker")], priorityClassName="high", labels={"team": "a"},
+                spec_annotations={"owner": "x"})
+    pcs = render_pod_clique_set(dgd, GROVE, "n", worker_hash="h")
+    assert pcs["spec"]["template"]["priorityClassName"] == "high"
+    assert pcs["metadata"]["labels"] == {"team": "a", "nvidia.com/dynamo-graph-deployment-name": "g"}
+    assert pcs["metadata"]["annotations"] == {"owner": "x"}
+    assert pcs["metadata"]["namespace"] == "n"
+
+
+def test_rendering_is_deterministic_and_leaves_the_graph_untouched() -> None:
+    dgd = graph([component("worker", multinode={"nodeCount": 2}, container=main_container(gpus=4))])
+    before = dgd.model_dump()
+    first = render_pod_clique_set(dgd, GROVE, "n", worker_hash="h")
+    assert render_pod_clique_set(dgd, GROVE, "n", worker_hash="h") == first
+    assert dgd.model_dump() == before
