@@ -19,7 +19,11 @@ from dynamo_pulumi.render.grove.gms import (
     rank_claim_template_name,
     standalone_claim_templates,
 )
-from dynamo_pulumi.render.grove.podcliqueset import format_go_duration, parse_go_duration
+from dynamo_pulumi.render.grove.podcliqueset import (
+    format_go_duration,
+    grove_component_resource_name,
+    parse_go_duration,
+)
 from dynamo_pulumi.render.grove.provider_overrides import compose_overrides, effective_min_available
 from dynamo_pulumi.render.grove.roles import ServiceRole, expand_roles
 from dynamo_pulumi.render.grove.startup_order import startup_dependencies
@@ -199,3 +203,12 @@ def test_rendering_is_deterministic_and_leaves_the_graph_untouched() -> None:
     first = render_pod_clique_set(dgd, GROVE, "n", worker_hash="h")
     assert render_pod_clique_set(dgd, GROVE, "n", worker_hash="h") == first
     assert dgd.model_dump() == before
+
+
+def test_grove_component_resource_name_uses_the_pcs_name_and_lowercase_component() -> None:
+    dgd = graph([component("Decode", multinode={"nodeCount": 2})], name="g")
+    assert grove_component_resource_name(dgd, "Decode") == "g-0-decode"
+    long = graph([component("decode-worker-component", multinode={"nodeCount": 2})],
+                 name="a-graph-name-that-is-long-enough")
+    name = grove_component_resource_name(long, "decode-worker-component")
+    assert name.endswith("-0-decode-worker-component") and not name.startswith("a-graph-name-that-is-long-enough-")
