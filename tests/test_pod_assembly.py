@@ -383,3 +383,11 @@ def test_example_1_lws_worker_template_has_no_probes():
     assert template["metadata"]["labels"]["role"] == "worker"
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         assert probe not in main
+
+
+def test_checkpointed_component_pod_is_refused_when_the_platform_enables_checkpoints():
+    spec = worker_spec(experimental={"checkpoint": {"enabled": True}})
+    platform = Platform.model_validate({"checkpoint": {"enabled": True}})
+    with pytest.raises(RenderError, match="checkpoint"):
+        build_pod_spec(make_ctx(spec, platform=platform))
+    assert build_pod_spec(make_ctx(spec))["containers"][0]["name"] == "main"

@@ -155,6 +155,21 @@ def _apply_intra_pod_features(pod: dict[str, Any], ctx: ComponentRenderContext) 
         build_intra_pod_failover(pod, spec.number_of_nodes, ctx.backend_framework)
 
 
+def _refuse_checkpoint(ctx: ComponentRenderContext) -> None:
+    """With the platform's Checkpoint feature on, the DCD controller resolves the component's
+    checkpoint from the cluster (identity, storage, readiness) and injects restore wiring into the
+    pod; none of that can be known offline, so the pod is not guessed."""
+    checkpoint = ctx.dcd.spec.checkpoint
+    if ctx.pathway != WORKLOAD_PROVIDER_COMPONENT or not ctx.platform.checkpoint.on:
+        return
+    if checkpoint is not None and checkpoint.enabled:
+        raise RenderError(
+            f'component "{metadata.dcd_component_name(ctx.dcd)}" uses experimental.checkpoint: its pod depends on '
+            "checkpoint state in the cluster, which offline rendering cannot read",
+            "spec.experimental.checkpoint",
+        )
+
+
 def _main_container(ctx: ComponentRenderContext, dctx: DefaultsContext, user_spec: dict[str, Any], sidecar_mode: bool) -> dict[str, Any]:
     """Steps 1-4: defaults, user merge, compilation-cache mount, platform env."""
     user_main = next((c for c in user_spec.get("containers") or [] if c.get("name") == MAIN_CONTAINER_NAME), None)
@@ -202,6 +217,7 @@ def _tidy(pod: dict[str, Any]) -> dict[str, Any]:
 
 def build_pod_spec(ctx: ComponentRenderContext) -> dict[str, Any]:
     """The pod spec the operator renders for one component and role (see the module docstring)."""
+    _refuse_checkpoint(ctx)
     spec = ctx.dcd.spec
     template = clone(spec.pod_template or {})
     user_spec = pods.pod_spec(template)
