@@ -323,3 +323,25 @@ def test_dcd_type_transition_is_checked() -> None:
     assert validate_component_deployment_cel(dcd(type="decode"), old=dcd()) == [
         cel("spec", "object", "type is immutable after it is set")
     ]
+
+
+# --- converted v1alpha1 objects ------------------------------------------------------------------
+
+
+def test_alpha_source_skips_beta_only_cel_rules() -> None:
+    dgd = graph(component("Worker"), component("worker"))
+    beta = validate(dgd).errors
+    assert cel("spec.components", "array", "component names must be unique case-insensitively") in beta
+    alpha = validate(dgd, source_api_version="nvidia.com/v1alpha1").errors
+    assert all(e.detail != "component names must be unique case-insensitively" for e in alpha)
+
+
+def test_alpha_source_still_rejects_restart_on_create() -> None:
+    errors = validate(graph(restart={"id": "r"}), source_api_version="nvidia.com/v1alpha1").errors
+    assert errors == [
+        cel(
+            "spec",
+            "object",
+            "spec.restart must be unset on create; set spec.restart.id after creation to request a restart",
+        )
+    ]

@@ -96,7 +96,11 @@ def _validate_object(
 ) -> bool:
     obj = loaded.object
     old = old_objects.get((obj.kind, obj.name))
-    findings = validate(obj, platform) if old is None else validate_update(old, obj, platform)
+    source = loaded.source_api_version
+    if old is None:
+        findings = validate(obj, platform, source_api_version=source)
+    else:
+        findings = validate_update(old, obj, platform, source_api_version=source)
     for warning in findings.warnings:
         print(f"{path}: warning: {warning}", file=err)
     if findings.errors:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import (
+    API_VERSION,
     DCD_KIND,
     DGD_KIND,
     DynamoComponentDeployment,
@@ -40,7 +41,11 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.defaulting import default_component_deployment, default_graph
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, Path, invalid
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.validation.cel import validate_component_deployment_cel, validate_graph_cel
+from dynamo_pulumi.validation.cel import (
+    restart_on_create_errors,
+    validate_component_deployment_cel,
+    validate_graph_cel,
+)
 from dynamo_pulumi.validation.component import validate_component, validate_component_update
 from dynamo_pulumi.validation.context import ValidationContext
 from dynamo_pulumi.validation.graph import grove_pathway, validate_graph_spec
@@ -63,41 +68,63 @@ _OPERATOR_OWNED_ANNOTATIONS = (
 )
 
 
-def validate(obj: AdmissionObject, platform: Platform | None = None) -> Findings:
-    """CREATE admission of one object: every error of the first failing stage, and warnings."""
-    return admit(obj, platform)[1]
+def validate(
+    obj: AdmissionObject, platform: Platform | None = None, *, source_api_version: str = API_VERSION
+) -> Findings:
+    """CREATE admission of one object: every error of the first failing stage, and warnings.
+
+    ``source_api_version`` is the version the user wrote: a converted ``nvidia.com/v1alpha1``
+    object was already checked against the alpha CRD's CEL when it was loaded, so of the v1beta1
+    CEL rules only the create-time ``spec.restart`` rule (common to both CRDs) runs for it.
+    """
+    return admit(obj, platform, source_api_version=source_api_version)[1]
 
 
-def validate_update(old: AdmissionObject, new: AdmissionObject, platform: Platform | None = None) -> Findings:
+def validate_update(
+    old: AdmissionObject,
+    new: AdmissionObject,
+    platform: Platform | None = None,
+    *,
+    source_api_version: str = API_VERSION,
+) -> Findings:
     """UPDATE admission of ``new`` replacing ``old`` (the object as previously applied)."""
-    return admit(new, platform, old=old)[1]
+    return admit(new, platform, old=old, source_api_version=source_api_version)[1]
 
 
 def check(
-    obj: AdmissionObject, platform: Platform | None = None, old: AdmissionObject | None = None
+    obj: AdmissionObject,
+    platform: Platform | None = None,
+    old: AdmissionObject | None = None,
+    *,
+    source_api_version: str = API_VERSION,
 ) -> list[str]:
     """Admit or raise :class:`GraphValidationError` with every error; returns the warnings."""
-    findings = admit(obj, platform, old=old)[1]
+    findings = admit(obj, platform, old=old, source_api_version=source_api_version)[1]
     if findings.errors:
         raise GraphValidationError(findings.errors, obj.kind, obj.name, findings.warnings)
     return findings.warnings
 
 
 def admit(
-    obj: AdmissionObject, platform: Platform | None = None, old: AdmissionObject | None = None
+    obj: AdmissionObject,
+    platform: Platform | None = None,
+    old: AdmissionObject | None = None,
+    *,
+    source_api_version: str = API_VERSION,
 ) -> tuple[Any, Findings]:
     """The object as stored after defaulting, and what admission found."""
     platform = platform or Platform()
+    beta_cel = source_api_version == API_VERSION
     if old is not None and type(old) is not type(obj):
         return obj, Findings(errors=[_kind_mismatch(old, obj)])
     if isinstance(obj, DynamoGraphDeployment):
         if old is None:
-            return _admit_graph_create(obj, platform)
-        return _admit_graph_update(old, obj, platform)  # type: ignore[arg-type]
+            return _admit_graph_create(obj, platform, beta_cel)
+        return _admit_graph_update(old, obj, platform, beta_cel)  # type: ignore[arg-type]
     if isinstance(obj, DynamoComponentDeployment):
         if old is None:
-            return _admit_component_create(obj, platform)
-        return _admit_component_update(old, obj, platform)  # type: ignore[arg-type]
+            return _admit_component_create(obj, platform, beta_cel)
+        return _admit_component_update(old, obj, platform, beta_cel)  # type: ignore[arg-type]
     # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
     return obj, Findings()
 
@@ -121,10 +148,10 @@ def graph_context(dgd: DynamoGraphDeployment, platform: Platform, operation: str
 
 
 def _admit_graph_create(
-    dgd: DynamoGraphDeployment, platform: Platform
+    dgd: DynamoGraphDeployment, platform: Platform, beta_cel: bool
 ) -> tuple[DynamoGraphDeployment, Findings]:
     defaulted = default_graph(dgd, platform, "create")
-    cel_errors = validate_graph_cel(defaulted)
+    cel_errors = validate_graph_cel(defaulted) if beta_cel else restart_on_create_errors(defaulted)
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
     return defaulted, _graph_stateless(defaulted, graph_context(defaulted, platform, "create"))
@@ -137,13 +164,13 @@ def _graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext) -> Find
 
 
 def _admit_graph_update(
-    old: DynamoGraphDeployment, new: DynamoGraphDeployment, platform: Platform
+    old: DynamoGraphDeployment, new: DynamoGraphDeployment, platform: Platform, beta_cel: bool
 ) -> tuple[DynamoGraphDeployment, Findings]:
     stored = stored_graph(old, platform)
     defaulted = default_graph(_carry_operator_annotations(new, stored), platform, "update")
     if _is_deleting(defaulted.metadata):
         return defaulted, Findings()
-    cel_errors = validate_graph_cel(defaulted, old=stored)
+    cel_errors = validate_graph_cel(defaulted, old=stored) if beta_cel else []
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
     ctx = graph_context(defaulted, platform, "update")
@@ -199,10 +226,10 @@ def component_context(
 
 
 def _admit_component_create(
-    dcd: DynamoComponentDeployment, platform: Platform
+    dcd: DynamoComponentDeployment, platform: Platform, beta_cel: bool
 ) -> tuple[DynamoComponentDeployment, Findings]:
     defaulted = default_component_deployment(dcd)
-    cel_errors = validate_component_deployment_cel(defaulted)
+    cel_errors = validate_component_deployment_cel(defaulted) if beta_cel else []
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
     ctx = component_context(defaulted, platform, "create")
@@ -210,7 +237,7 @@ def _admit_component_create(
 
 
 def _admit_component_update(
-    old: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform
+    old: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform, beta_cel: bool
 ) -> tuple[DynamoComponentDeployment, Findings]:
     stored = default_component_deployment(old)
     submitted = new
@@ -218,7 +245,7 @@ def _admit_component_update(
         submitted = new.model_copy(update={"spec": new.spec.model_copy(update={"name": stored.spec.name})})
     if _is_deleting(submitted.metadata):
         return submitted, Findings()
-    cel_errors = validate_component_deployment_cel(submitted, old=stored)
+    cel_errors = validate_component_deployment_cel(submitted, old=stored) if beta_cel else []
     if cel_errors:
         return submitted, Findings(errors=cel_errors)
     ctx = component_context(submitted, platform, "update")

@@ -75,9 +75,7 @@ def validate_graph_cel(
 ) -> list[FieldError]:
     """Every CEL rule of a DGD; transition rules run when ``old`` (the stored object) is given."""
     spec_path = Path("spec")
-    errors: list[FieldError] = []
-    if old is None and dgd.spec.restart is not None:
-        errors.append(cel_error(spec_path, OBJECT, MSG_RESTART_ON_CREATE))
+    errors = restart_on_create_errors(dgd) if old is None else []
     components = dgd.spec.components
     if components is not None:
         errors += _components_list_errors(components, spec_path.child("components"))
@@ -94,6 +92,13 @@ def validate_graph_cel(
             experimental.kv_transfer_policy, spec_path.child("experimental", "kvTransferPolicy")
         )
     return errors
+
+
+def restart_on_create_errors(dgd: DynamoGraphDeployment) -> list[FieldError]:
+    """``spec.restart`` must be absent on create (a transition rule with an optional old self)."""
+    if dgd.spec.restart is None:
+        return []
+    return [cel_error(Path("spec"), OBJECT, MSG_RESTART_ON_CREATE)]
 
 
 def _components_list_errors(
