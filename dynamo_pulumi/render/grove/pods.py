@@ -17,7 +17,7 @@ own; :func:`default_pod_spec_builder` is the real one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoComponentDeploymentSharedSpec
@@ -144,12 +144,11 @@ def clique_pod_spec(
 ) -> dict[str, Any]:
     """The finished pod spec of one clique."""
     if role.is_gms:
-        request = PodRequest(**{**base.__dict__, "dcd": _single_node_dcd(base.dcd), "role": "main",
-                                "number_of_nodes": 1, "wiring": None})
+        request = replace(base, dcd=_single_node_dcd(base.dcd), role="main", number_of_nodes=1, wiring=None)
         pod_spec = weight_server_pod_spec(build(request), role.rank, gms_gpu_count(component))
     else:
-        request = PodRequest(**{**base.__dict__, "role": role.role, "number_of_nodes": component.number_of_nodes,
-                                "wiring": role_wiring(component.name, component, role)})
+        request = replace(base, role=role.role, number_of_nodes=component.number_of_nodes,
+                          wiring=role_wiring(component.name, component, role))
         pod_spec = build(request)
         if component.is_inter_pod_gms:
             augment_engine_pod_spec(pod_spec, role.rank, is_inter_pod_failover(component))
