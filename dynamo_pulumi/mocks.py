@@ -41,6 +41,7 @@ class Registration:
     ignore_changes: tuple[str, ...]
     replace_on_changes: tuple[str, ...]
     delete_before_replace: bool
+    dependencies: tuple[str, ...] = ()
 
     @property
     def parent_name(self) -> str:
@@ -135,6 +136,7 @@ class RecordingMonitor(MockMonitor):
                     ignore_changes=tuple(request.ignoreChanges),
                     replace_on_changes=tuple(request.replaceOnChanges),
                     delete_before_replace=bool(request.deleteBeforeReplace),
+                    dependencies=tuple(request.dependencies),
                 )
             )
         return response

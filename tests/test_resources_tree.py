@@ -11,10 +11,10 @@ import pulumi_kubernetes as k8s
 import pytest
 from resources_fixtures import GRAPH, HASH, NS, graph_doc, rendered, small_plan
 
-from dynamo_pulumi.errors import GraphValidationError
+from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.mocks import Recording, is_unknown, run_program
-from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoGraphDeployment
+from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.plan import plan_from_rendered
 
 
@@ -242,3 +242,44 @@ def test_valid_graph_dict_registers_through_the_same_path():
     recording = Recording()
     run_program(lambda: DynamoGraphDeployment(GRAPH, graph_doc()), recording=recording)
     assert recording.by_type(DGD_TYPE)
+
+
+def test_depends_on_of_the_graph_reaches_every_object():
+    def program():
+        namespace = k8s.core.v1.Namespace("ns", metadata={"name": NS})
+        return DynamoGraphDeployment(GRAPH, small_plan(), opts=pulumi.ResourceOptions(depends_on=[namespace]))
+
+    rec, _ = run_program(program)
+    ns_urn = rec.named("ns").urn
+    objects = [r for r in rec.resources if r.custom and r.name != "ns"]
+    assert objects and all(ns_urn in r.dependencies for r in objects)
+
+
+DCD_DOC = {
+    "apiVersion": "nvidia.com/v1beta1",
+    "kind": "DynamoComponentDeployment",
+    "metadata": {"name": "solo", "namespace": NS},
+    "spec": {
+        "backendFramework": "vllm",
+        "type": "worker",
+        "replicas": 1,
+        "podTemplate": {"spec": {"containers": [{"name": "main", "image": "nvcr.io/dynamo/vllm:1.0.0",
+                                                  "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}},
+    },
+}
+
+
+def test_standalone_component_deployment_registers_its_workload_under_itself():
+    rec, dcd = run_program(lambda: DynamoComponentDeployment("solo", DCD_DOC))
+    (component,) = rec.by_type(DCD_TYPE)
+    assert component.name == "solo" and component.parent_type == "pulumi:pulumi:Stack"
+    kinds = {r.type for r in rec.children_of(component.urn)}
+    assert "kubernetes:apps/v1:Deployment" in kinds
+    assert dcd.summary.gpus == 1
+
+
+def test_standalone_component_deployment_refuses_a_graph():
+    recording = Recording()
+    with pytest.raises(InputError, match="use DynamoGraphDeployment"):
+        run_program(lambda: DynamoComponentDeployment("x", graph_doc()), recording=recording)
+    assert recording.resources == []

@@ -15,6 +15,8 @@ from typing import Any
 
 import pulumi
 
+from dynamo_pulumi.api.v1beta1 import DCD_KIND
+from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
 from dynamo_pulumi.resources.options import ignore_changes
@@ -26,6 +28,20 @@ DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
 
 PlatformSource = Platform | Mapping[str, Any] | str | Path | None
+
+
+def _depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
+    """The component's ``depends_on`` as a list, to hand to every child.
+
+    Pulumi does not make a component's children wait for what the component depends on; a graph
+    that depends on its Namespace (or on a node pool) means every object must wait for it.
+    """
+    deps = opts.depends_on if opts is not None else None
+    if deps is None:
+        return []
+    if isinstance(deps, pulumi.Resource):
+        return [deps]
+    return [d for d in deps if isinstance(d, pulumi.Resource)] if isinstance(deps, (list, tuple)) else []
 
 
 class DynamoComponentDeployment(pulumi.ComponentResource):
@@ -54,16 +70,20 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
             if spec is None:
                 raise TypeError("DynamoComponentDeployment needs a spec")
             _plan = plan_graph(spec, platform, namespace, name, placement)
+            if _plan.kind != DCD_KIND:
+                raise InputError(f"DynamoComponentDeployment {name!r} was given a {_plan.kind}; "
+                                 "use DynamoGraphDeployment for graphs")
             _component = _plan.components[0]
         assert _plan is not None and _component is not None
         self.plan = _plan
         self.component = _component
+        deps = _depends_on(opts)
         super().__init__(DCD_TYPE, name, None, opts)
         if standalone:  # a standalone DCD owns what would otherwise be graph-level
             for planned in _plan.graph_objects:
-                register(planned, self, _plan.outputs, ignore_changes(planned, _plan, None))
+                register(planned, self, _plan.outputs, ignore_changes(planned, _plan, None), deps)
         self.resources = [
-            register(planned, self, _plan.outputs, ignore_changes(planned, _plan, _component))
+            register(planned, self, _plan.outputs, ignore_changes(planned, _plan, _component), deps)
             for planned in _component.objects
         ]
         self.summary = summarize_component(_component, _plan)
@@ -108,14 +128,16 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
+        deps = _depends_on(opts)
         super().__init__(DGD_TYPE, name, None, opts)
         self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None)) for planned in plan.graph_objects
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps)
+            for planned in plan.graph_objects
         ]
         self.components: dict[str, DynamoComponentDeployment] = {
             component.name: DynamoComponentDeployment(
                 component.pulumi_name,
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
                 _plan=plan,
                 _component=component,
             )
