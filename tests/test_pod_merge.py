@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pulumi
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.render.pod.merge import (
@@ -130,3 +132,19 @@ def test_platform_env_does_not_override_user_values():
     container = {"env": [{"name": "NATS_SERVER", "value": "user"}]}
     add_env_user_wins(container, [{"name": "NATS_SERVER", "value": "platform"}, {"name": "ETCD_ENDPOINTS", "value": "e"}])
     assert container["env"] == [{"name": "ETCD_ENDPOINTS", "value": "e"}, {"name": "NATS_SERVER", "value": "user"}]
+
+
+_names = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ_", min_size=1, max_size=6)
+_envs = st.lists(st.builds(lambda n, v: {"name": n, "value": v}, _names, st.text(max_size=4)), max_size=8)
+
+
+@given(_envs, _envs)
+def test_merged_env_is_sorted_unique_and_user_values_win(common, specific):
+    merged = merge_envs(common, specific)
+    names = [e["name"] for e in merged]
+    assert names == sorted(set(names))
+    assert set(names) == {e["name"] for e in common} | {e["name"] for e in specific}
+    last_user = {e["name"]: e for e in specific}
+    for entry in merged:
+        if entry["name"] in last_user:
+            assert entry == last_user[entry["name"]]
