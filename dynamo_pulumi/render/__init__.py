@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE,
@@ -143,7 +145,11 @@ def _component_objects(
     graph_has_epp: bool,
     worker_hash: str,
 ) -> list[dict[str, Any]]:
-    model = DynamoComponentDeployment.model_validate(dcd)
+    try:
+        model = DynamoComponentDeployment.model_validate(dcd)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise RenderError(f"generated DynamoComponentDeployment is not valid: {problems}", dcd["metadata"]["name"]) from None
     ctx = ComponentContext(
         dcd=dcd,
         model=model,

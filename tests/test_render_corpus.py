@@ -1,0 +1,191 @@
+"""Every published corpus graph renders on the component pathway (Grove off, LWS on) into objects
+the API server would accept and that fit together.
+
+Published graphs often carry placeholder image tags (``my-tag``, ``${VERSION}``); admission then
+requires ``runtimeVersionOverride``, so every component without one is pinned to 1.4.0 - what a
+user has to add to apply the file. Graphs admission still rejects are skipped with the reason;
+graphs the renderer refuses are listed in ``EXPECTED_RENDER_ERRORS`` with the reason, so a new
+refusal fails the run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, RenderError
+from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render import render_graph
+from dynamo_pulumi.validation import check
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
+FILES = sorted(p.name for p in CORPUS.glob("*.yaml")) if CORPUS.is_dir() else []
+KUBERNETES_VERSION = "1.34"
+BUILT_IN_API_VERSIONS = ("v1", "apps/v1", "rbac.authorization.k8s.io/v1", "networking.k8s.io/v1")
+PINNED_RUNTIME_VERSION = "1.4.0"
+PLATFORM = Platform.model_validate(
+    {
+        "discovery": {"backend": "kubernetes"},
+        "orchestrators": {"grove": {"enabled": False}, "lws": {"enabled": True}},
+    }
+)
+#: file -> why the operator's renderer (or ours, for an unimplemented experimental feature) refuses.
+EXPECTED_RENDER_ERRORS = {
+    # The operator's checkMainContainer: an LWS pod's main container needs args; this Grove sample has none.
+    "deploy-operator-testdata-dgd-grove-input.yaml": "Args cannot be empty for LWS pod",
+    # Intra-pod failover is vLLM-only in the operator (ERRATA 2.34).
+    "trtllm-agg_failover_eagle.yaml": "failover is currently supported only for vLLM",
+    # v1alpha1 componentType "main" survives conversion but is no v1beta1 component type.
+    "recipes-gpt-oss-120b-trtllm-disagg-deploy.yaml": "generated DynamoComponentDeployment is not valid",
+}
+
+
+def _pinned(component: Any) -> Any:
+    if component.runtime_version_override:
+        return component
+    return component.model_copy(update={"runtime_version_override": PINNED_RUNTIME_VERSION})
+
+
+def load_pinned(name: str) -> Any:
+    """The corpus graph (v1alpha1 converted) with a runtime version where a component lacks one."""
+    graph = load_graph(CORPUS / name)
+    if isinstance(graph, DynamoGraphDeployment):
+        spec = graph.spec.model_copy(update={"components": [_pinned(c) for c in graph.components]})
+    else:
+        spec = _pinned(graph.spec)
+    return graph.model_copy(update={"spec": spec})
+
+
+def render_corpus_graph(name: str) -> list[dict[str, Any]]:
+    try:
+        graph = load_pinned(name)
+        check(graph, PLATFORM)
+    except (GraphValidationError, DynamoPulumiError) as exc:
+        if not isinstance(exc, RenderError):
+            pytest.skip(f"rejected before rendering: {str(exc)[:300]}")
+        raise
+    try:
+        result = render_graph(graph, PLATFORM, "corpus")
+    except RenderError as exc:
+        expected = EXPECTED_RENDER_ERRORS.get(name)
+        assert expected is not None, f"unexpected render error: {exc}"
+        assert expected in str(exc)
+        pytest.skip(f"renderer refuses, as listed: {exc}")
+    assert name not in EXPECTED_RENDER_ERRORS, "listed as refused but rendered; update the list"
+    return [*result.components, *result.objects]
+
+
+#: file -> the only schema problem its published placeholders cause (admission does not catch it).
+EXPECTED_INVALID_OBJECTS = {
+    "recipes-qwen3.6-35b-dynamo-fd-ec.yaml": "'${HW_NODE_SELECTOR}' is not of type 'object'",
+}
+
+
+def pod_templates(objects: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(where, template) for every pod template of the built-in and LWS workloads."""
+    found = []
+    for obj in objects:
+        where = f"{obj['kind']}/{obj['metadata']['name']}"
+        if obj["kind"] == "Deployment":
+            found.append((where, obj["spec"]["template"]))
+        elif obj["kind"] == "LeaderWorkerSet":
+            lwt = obj["spec"]["leaderWorkerTemplate"]
+            found += [(f"{where} leader", lwt["leaderTemplate"]), (f"{where} worker", lwt["workerTemplate"])]
+    return found
+
+
+def selects(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+_CACHE: dict[str, list[dict[str, Any]] | str] = {}
+
+
+@pytest.fixture(params=FILES or ["<no corpus>"])
+def corpus_file(request: pytest.FixtureRequest) -> str:
+    if not FILES:
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    return request.param
+
+
+@pytest.fixture
+def rendered(corpus_file: str) -> list[dict[str, Any]]:
+    """The render of one corpus file, computed once per file (skips are remembered too)."""
+    if corpus_file not in _CACHE:
+        try:
+            _CACHE[corpus_file] = render_corpus_graph(corpus_file)
+        except pytest.skip.Exception as exc:
+            _CACHE[corpus_file] = str(exc)
+    cached = _CACHE[corpus_file]
+    if isinstance(cached, str):
+        pytest.skip(cached)
+    return cached
+
+
+def test_every_built_in_object_is_valid_kubernetes_1_34_strict(
+    corpus_file: str, rendered: list[dict[str, Any]]
+) -> None:
+    problems = []
+    for obj in rendered:
+        if obj["apiVersion"] in BUILT_IN_API_VERSIONS:
+            try:
+                kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
+            except kubernetes_validate.ValidationError as exc:
+                problems.append(f"{obj['kind']}/{obj['metadata']['name']}: {exc.message} at {list(exc.path)}")
+    expected = EXPECTED_INVALID_OBJECTS.get(corpus_file)
+    if expected is not None:
+        assert problems and all(expected in p for p in problems), problems
+    else:
+        assert problems == []
+
+
+def test_every_deployment_selector_matches_its_pod_labels(rendered: list[dict[str, Any]]) -> None:
+    for obj in rendered:
+        if obj["kind"] == "Deployment":
+            labels = obj["spec"]["template"]["metadata"]["labels"]
+            assert selects(obj["spec"]["selector"]["matchLabels"], labels), obj["metadata"]["name"]
+
+
+def test_every_service_and_inference_pool_selects_some_rendered_pod(rendered: list[dict[str, Any]]) -> None:
+    labels = [t["metadata"].get("labels") or {} for _, t in pod_templates(rendered)]
+    for obj in rendered:
+        if obj["kind"] == "Service":
+            selector = obj["spec"]["selector"]
+        elif obj["kind"] == "InferencePool":
+            selector = obj["spec"]["selector"]["matchLabels"]
+        else:
+            continue
+        assert any(selects(selector, pod) for pod in labels), f"{obj['kind']}/{obj['metadata']['name']} selects no pod"
+
+
+def test_every_volume_mount_has_its_volume(rendered: list[dict[str, Any]]) -> None:
+    for where, template in pod_templates(rendered):
+        spec = template["spec"]
+        volumes = {v["name"] for v in spec.get("volumes") or []}
+        for container in (spec.get("initContainers") or []) + spec["containers"]:
+            for mount in container.get("volumeMounts") or []:
+                assert mount["name"] in volumes, f"{where} {container['name']}: no volume {mount['name']}"
+
+
+def test_no_two_objects_of_one_kind_share_a_name(rendered: list[dict[str, Any]]) -> None:
+    counts = Counter((o["apiVersion"], o["kind"], o["metadata"]["name"]) for o in rendered)
+    assert [key for key, n in counts.items() if n > 1] == []
+
+
+def test_every_object_lives_in_the_target_namespace(rendered: list[dict[str, Any]]) -> None:
+    assert {o["metadata"].get("namespace") for o in rendered} == {"corpus"}
+
+
+def test_corpus_render_is_deterministic() -> None:
+    if not FILES:
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    name = "vllm-disagg.yaml" if "vllm-disagg.yaml" in FILES else FILES[0]
+    first = yaml.safe_dump_all(render_corpus_graph(name))
+    assert yaml.safe_dump_all(render_corpus_graph(name)) == first
