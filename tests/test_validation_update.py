@@ -285,3 +285,21 @@ def test_check_raises_with_every_error_and_kubectl_text() -> None:
 
 def test_check_returns_warnings_of_a_valid_object() -> None:
     assert check(graph()) == []
+
+
+def test_unchanged_graph_on_grove_keeps_its_defaulted_minimum() -> None:
+    grove = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
+    # The stored object got minAvailable=1 on create; re-defaulting the update restores it.
+    assert update(graph(), graph(component(replicas=2)), grove) == []
+    assert update(graph(), graph(component(replicas=2, minAvailable=2)), grove) == [
+        FieldError(
+            ErrorType.INVALID, "spec.components[0]", "minAvailable is immutable after creation", "object"
+        )
+    ]
+
+
+def test_dcd_update_keeps_the_defaulted_name() -> None:
+    spec = component()
+    del spec["name"]
+    dcd = DynamoComponentDeployment.model_validate({"metadata": {"name": "w"}, "spec": spec})
+    assert validate_update(dcd, dcd).errors == []
