@@ -208,3 +208,17 @@ def test_dcd_name_defaults_from_metadata_name_on_create() -> None:
 def test_dcd_explicit_name_is_kept() -> None:
     dcd = DynamoComponentDeployment.model_validate({"metadata": {"name": "x"}, "spec": {"name": "Worker"}})
     assert default_component_deployment(dcd).spec.name == "Worker"
+
+
+def test_defaulting_is_idempotent_and_deterministic() -> None:
+    comp = {
+        "name": "w",
+        "providerOverride": GROVE_PO,
+        "multinode": {"nodeCount": 3},
+        "roles": [{"name": "leader", "providerOverride": GROVE_PO}, {"name": "worker"}],
+    }
+    dgd = load(graph(comp, {"name": "f"}, providerOverride=GROVE_PO))
+    once = default_graph(dgd, GROVE)
+    assert default_graph(once, GROVE).to_wire() == once.to_wire()
+    assert default_graph(once, GROVE, "update").to_wire() == once.to_wire()
+    assert default_graph(dgd, GROVE).to_wire() == once.to_wire()

@@ -303,3 +303,50 @@ def test_dcd_update_keeps_the_defaulted_name() -> None:
     del spec["name"]
     dcd = DynamoComponentDeployment.model_validate({"metadata": {"name": "w"}, "spec": spec})
     assert validate_update(dcd, dcd).errors == []
+
+
+# --- request context of a standalone DCD ---------------------------------------------------------
+
+
+def _dcd_with_checkpoint_ref(owner: dict[str, Any] | None) -> DynamoComponentDeployment:
+    spec = component(experimental={"checkpoint": {"enabled": True, "checkpointRef": "snap"}})
+    del spec["name"]
+    meta: dict[str, Any] = {"name": "w"}
+    if owner is not None:
+        meta["ownerReferences"] = [owner]
+    return DynamoComponentDeployment.model_validate({"metadata": meta, "spec": spec})
+
+
+def test_dcd_controlled_by_a_dgd_may_restore_a_checkpoint_ref() -> None:
+    checkpoint_on = Platform.model_validate({"checkpoint": {"enabled": True}})
+    ref_error = FieldError(
+        ErrorType.FORBIDDEN,
+        "spec.experimental.checkpoint.checkpointRef",
+        "worker-class checkpointRef is supported only on DynamoGraphDeployment-managed components",
+    )
+    owner = {
+        "apiVersion": "nvidia.com/v1beta1",
+        "kind": "DynamoGraphDeployment",
+        "name": "g",
+        "uid": "u",
+        "controller": True,
+    }
+    assert (
+        ref_error
+        in validate_update(
+            _dcd_with_checkpoint_ref(None), _dcd_with_checkpoint_ref(None), checkpoint_on
+        ).errors
+    )
+    assert (
+        ref_error
+        not in validate_update(
+            _dcd_with_checkpoint_ref(owner), _dcd_with_checkpoint_ref(owner), checkpoint_on
+        ).errors
+    )
+    not_controller = owner | {"controller": False}
+    assert (
+        ref_error
+        in validate_update(
+            _dcd_with_checkpoint_ref(not_controller), _dcd_with_checkpoint_ref(not_controller), checkpoint_on
+        ).errors
+    )
