@@ -391,3 +391,11 @@ def test_checkpointed_component_pod_is_refused_when_the_platform_enables_checkpo
     with pytest.raises(RenderError, match="checkpoint"):
         build_pod_spec(make_ctx(spec, platform=platform))
     assert build_pod_spec(make_ctx(spec))["containers"][0]["name"] == "main"
+
+
+@pytest.mark.parametrize(("size", "limit"), [
+    ("1024Mi", "1Gi"), ("1.5Gi", "1536Mi"), ("1.5G", "1500M"), ("16Gi", "16Gi"), (17179869184, "17179869184"),
+    ("100", "100"), ("1000", "1k"), ("0.5Gi", "512Mi")])
+def test_shared_memory_size_limit_is_the_canonical_quantity(size, limit):
+    pod = build_pod_spec(make_ctx(worker_spec(sharedMemorySize=size)))
+    assert pod["volumes"] == [{"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": limit}}]

@@ -21,6 +21,7 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.render.pod.merge import clone
+from dynamo_pulumi.render.pod.quantity import canonical_quantity
 
 _CACHE_PATH = "spec.compilationCache"
 
@@ -141,7 +142,7 @@ def apply_shared_memory(
         return list(volumes), list(mounts)
     volume = {
         "name": KUBE_VALUE_NAME_SHARED_MEMORY,
-        "emptyDir": {"medium": "Memory", "sizeLimit": limit},
+        "emptyDir": {"medium": "Memory", "sizeLimit": canonical_quantity(limit)},
     }
     mount = {"name": KUBE_VALUE_NAME_SHARED_MEMORY, "mountPath": DEFAULT_SHARED_MEMORY_MOUNT_PATH}
     kept_volumes = [v for v in volumes if v.get("name") != KUBE_VALUE_NAME_SHARED_MEMORY]
