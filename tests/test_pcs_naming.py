@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_pulumi.naming import fnv1a_32
 from dynamo_pulumi.pcs_naming import (
@@ -89,3 +92,20 @@ def test_combined_length_adds_the_longest_clique_for_multinode() -> None:
 def test_forced_scaling_group_counts_its_clique_twice() -> None:
     forced = comp("ab", experimental={"grove": {"forceScalingGroup": True}})
     assert combined_name_length("pcs", forced) == 3 + 2 + 2
+
+
+@given(
+    dgd_name=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=63),
+    comp_name=st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789", min_size=1, max_size=40),
+    nodes=st.integers(min_value=1, max_value=4),
+)
+def test_pcs_name_fits_the_budget_and_keeps_short_names(dgd_name: str, comp_name: str, nodes: int) -> None:
+    fields: dict[str, Any] = {"multinode": {"nodeCount": nodes}} if nodes > 1 else {}
+    c = comp(comp_name, **fields)
+    budget = max(45 - (len(comp_name) + (len(longest_pod_clique_name(c)) if nodes > 1 else 0)), 8)
+    result = pcs_name(dgd_name, [c])
+    assert result == pcs_name(dgd_name, [c])
+    if len(dgd_name) <= budget:
+        assert result == dgd_name
+    else:
+        assert len(result) == budget and result.startswith(dgd_name[: budget - 5])
