@@ -18,6 +18,7 @@ from typing import Any
 
 from pulumi.output import Unknown
 from pulumi.runtime import Mocks, rpc, set_mocks
+from pulumi.runtime.config import set_all_config
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
@@ -142,9 +143,12 @@ class RecordingMonitor(MockMonitor):
         return response
 
 
-def _session(program: Callable[[], Any], preview: bool, recording: Recording, project: str, stack: str) -> Any:
+def _session(
+    program: Callable[[], Any], preview: bool, recording: Recording, project: str, stack: str, config: dict[str, str]
+) -> Any:
     monitor = RecordingMonitor(DynamoMocks(), recording)
     set_mocks(DynamoMocks(), project=project, stack=stack, preview=preview, monitor=monitor)
+    set_all_config(dict(config))  # always a fresh map: the runtime's default one is shared
     error: BaseException | None = None
     result = None
     try:
@@ -166,15 +170,19 @@ def run_program(
     project: str = "dynamo",
     stack: str = "dev",
     recording: Recording | None = None,
+    config: dict[str, str] | None = None,
 ) -> tuple[Recording, Any]:
     """Run ``program`` under mocks; returns what it registered and what it returned.
 
-    Pass ``recording`` to keep what was registered even when ``program`` raises."""
+    Pass ``recording`` to keep what was registered even when ``program`` raises; ``config`` is
+    the stack configuration (``{"project:key": "value"}``)."""
     recording = recording if recording is not None else Recording()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
-        result = contextvars.Context().run(_session, program, preview, recording, project, stack)
+        result = contextvars.Context().run(
+            _session, program, preview, recording, project, stack, config or {}
+        )
     finally:
         # Closed here, not at interpreter exit, where its self-pipe may already be gone.
         loop.close()
