@@ -170,8 +170,12 @@ def _refuse_checkpoint(ctx: ComponentRenderContext) -> None:
         )
 
 
-def _main_container(ctx: ComponentRenderContext, dctx: DefaultsContext, user_spec: dict[str, Any], sidecar_mode: bool) -> dict[str, Any]:
-    """Steps 1-4: defaults, user merge, compilation-cache mount, platform env."""
+def _main_container(dctx: DefaultsContext, user_spec: dict[str, Any], sidecar_mode: bool) -> dict[str, Any]:
+    """Steps 1-2: the base container for the type, the user's ``main`` merged over it.
+
+    In Dynamo sidecar mode the defaults belong to the ``runtime`` init container instead, and
+    ``main`` is the user's engine container as written.
+    """
     user_main = next((c for c in user_spec.get("containers") or [] if c.get("name") == MAIN_CONTAINER_NAME), None)
     if sidecar_mode:
         main = clone(user_main) if user_main is not None else {}
@@ -225,7 +229,7 @@ def build_pod_spec(ctx: ComponentRenderContext) -> dict[str, Any]:
     dctx = defaults_context(ctx)
     sidecar_mode = dctx.component_type in WORKER_COMPONENT_TYPES and pods.is_sidecar_mode(template)
 
-    main = _main_container(ctx, dctx, user_spec, sidecar_mode)
+    main = _main_container(dctx, user_spec, sidecar_mode)
     cache_path = _apply_cache_mount(main, ctx)
     if not sidecar_mode:
         add_env_user_wins(main, standard_env(ctx.platform))
