@@ -170,7 +170,8 @@ def test_every_corpus_file_gets_an_answer_without_a_traceback(
     code = main(["validate", *files])
     captured = capsys.readouterr()
     assert code == 1  # published samples include placeholders such as "my-tag"
-    answered = {line.split(": ", 1)[0] for line in (captured.out + captured.err).splitlines() if ": " in line}
+    lines = (captured.out + captured.err).splitlines()
+    answered = {line.split(": ", 1)[0].split(" (document ")[0] for line in lines if ": " in line}
     assert set(files) <= answered
     assert "Traceback" not in captured.err
     # The operator's own controller test inputs are admitted.
@@ -179,3 +180,15 @@ def test_every_corpus_file_gets_an_answer_without_a_traceback(
         "deploy-operator-testdata-dcd-lws-input.yaml",
     ):
         assert f"{conformance_dir / 'corpus' / name}: " in captured.out
+
+
+def test_a_bad_document_does_not_hide_the_others(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = graph_yaml(name="bad").replace("type: worker", "type: worker\n      replicas: -1")
+    path = write(tmp_path, "two.yaml", bad + "---\n" + graph_yaml(name="good"))
+    code, out, err = run_cli(capsys, path)
+    assert code == 1
+    assert (
+        out
+        == f'{path} (document 2): DynamoGraphDeployment "good" is valid (create; 2 components, 0 warnings)\n'
+    )
+    assert err.splitlines()[0] == f'{path} (document 1): The DynamoGraphDeployment "bad" is invalid:'

@@ -5,8 +5,9 @@ Every Dynamo object in every FILE goes through what the API server would run on 
 name also appear in the old file is checked as an UPDATE of that object instead.
 
 Valid objects print one summary line each on stdout; warnings go to stderr. An invalid object
-prints kubectl's header and then one line per error, each prefixed with the file name, on
-stderr. The exit status is 1 if anything was invalid or unreadable, else 0.
+prints kubectl's header and then one line per error on stderr, each prefixed with the file name
+(and ``(document N)`` in a multi-document file). Documents are loaded one by one, so one bad
+document does not hide the others. The exit status is 1 if anything was invalid or unreadable.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TextIO
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError
-from dynamo_pulumi.loading import LoadedObject, LoadResult, load_documents
+from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.validation import validate, validate_update
 
@@ -50,39 +52,52 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         return 1
     old_objects: dict[tuple[str, str], Any] = {}
     if args.old is not None:
-        old_result = _load(args.old, err)
-        if old_result is None:
+        old_loaded, old_ok = _load(args.old, err)
+        if not old_ok:
             return 1
-        old_objects = {(lo.object.kind, lo.object.name): lo.object for lo in old_result.loaded}
+        old_objects = {(lo.object.kind, lo.object.name): lo.object for lo in old_loaded}
     ok = True
     for path in args.files:
         ok = _validate_file(path, platform, old_objects, out, err) and ok
     return 0 if ok else 1
 
 
-def _load(path: str, err: TextIO) -> LoadResult | None:
-    """The file's documents, or None after printing why they cannot be admitted at all."""
+def _load(path: str, err: TextIO) -> tuple[list[LoadedObject], bool]:
+    """Every Dynamo object of the file, and whether every document could be loaded.
+
+    Documents are loaded one by one, so a schema error in one does not hide the others.
+    """
     try:
-        return load_documents(path)
+        docs, _where = read_documents(path)
     except InputError as exc:
         print(_one_line(str(exc) if exc.source else f"{path}: {exc}"), file=err)
-    except GraphValidationError as exc:
-        _print_invalid(path, exc.kind, exc.name, exc.errors, err)
-    return None
+        return [], False
+    loaded: list[LoadedObject] = []
+    ok = True
+    for index, doc in enumerate(docs):
+        label = path if len(docs) == 1 else f"{path} (document {index + 1})"
+        try:
+            result = load_documents([doc])
+        except InputError as exc:
+            print(_one_line(f"{label}: {exc}"), file=err)
+            ok = False
+        except GraphValidationError as exc:
+            _print_invalid(label, exc.kind, exc.name, exc.errors, err)
+            ok = False
+        else:
+            loaded += [replace(lo, document=index, source=label) for lo in result.loaded]
+    return loaded, ok
 
 
 def _validate_file(
     path: str, platform: Platform, old_objects: dict[tuple[str, str], Any], out: TextIO, err: TextIO
 ) -> bool:
-    result = _load(path, err)
-    if result is None:
-        return False
-    if not result.loaded:
+    loaded_objects, ok = _load(path, err)
+    if ok and not loaded_objects:
         print(f"{path}: no {KINDS_TEXT} found", file=err)
         return False
-    ok = True
-    for loaded in result.loaded:
-        ok = _validate_object(path, loaded, platform, old_objects, out, err) and ok
+    for loaded in loaded_objects:
+        ok = _validate_object(loaded.source, loaded, platform, old_objects, out, err) and ok
     return ok
 
 
