@@ -44,9 +44,12 @@ class ComponentRenderContext:
     pathway: Pathway = "component"
     #: The backends' ``MultinodeWiring`` for this pathway (LWS or Grove), None when single-node.
     multinode_wiring: Any = None
-    #: Whether the graph has an EPP component (frontends then run in direct routing mode).
+    #: Whether the graph has an EPP component (its worker-class pods then carry
+    #: ``nvidia.com/dynamo-component-class=worker``, which the InferencePool selects).
     graph_has_epp: bool = False
-    #: Resolved discovery backend ("kubernetes" | "etcd").
+    #: Resolved discovery backend: the pod-template annotation, else the platform's
+    #: (``metadata.resolve_discovery``). "kubernetes" adds discovery labels and the discovery
+    #: ServiceAccount; any value but "etcd" (even "") still sets ``DYN_DISCOVERY_BACKEND``.
     discovery_backend: str = "kubernetes"
     #: Resolved kube discovery mode ("pod" | "container"); "" reads the pod-template annotation.
     discovery_mode: str = ""
