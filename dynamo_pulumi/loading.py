@@ -40,12 +40,6 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoObject,
 )
 from dynamo_pulumi.errors import Findings, GraphValidationError, InputError
-from dynamo_pulumi.validation.alpha import (
-    alpha_compat_findings,
-    alpha_schema_errors,
-    beta_cel_failed,
-    beta_webhook_findings,
-)
 
 AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
@@ -208,6 +202,8 @@ def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
 
 def load_alpha(doc: Mapping[str, Any], index: int = 0, source: str = "") -> LoadedObject:
     """An alpha object as the API server takes it: alpha schema and CEL, then conversion."""
+    from dynamo_pulumi.validation.alpha import alpha_schema_errors  # late: keeps v1beta1 loading light
+
     src = parse_alpha(doc)
     errors = alpha_schema_errors(src, on_create=False)
     if errors:
@@ -310,6 +306,12 @@ def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str |
     then the compatibility pass.
     """
     from dynamo_pulumi.validation import validate
+    from dynamo_pulumi.validation.alpha import (
+        alpha_compat_findings,
+        alpha_schema_errors,
+        beta_cel_failed,
+        beta_webhook_findings,
+    )
 
     ns = _namespace(loaded, namespace)
     if loaded.alpha_object is not None:

@@ -132,12 +132,20 @@ def merge_override(dst: dict[str, Any], src: Mapping[str, Any]) -> dict[str, Any
     return out
 
 
-def merge_envs(common: list[dict[str, Any]], specific: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _as_list(value: Any) -> list[Any]:
+    """A list field as given; anything else (a schema violation kept as given) as empty."""
+    return list(value) if isinstance(value, list) else []
+
+
+def merge_envs(common: list[Any], specific: list[Any]) -> list[Any]:
     """``mergeEnvs``: concatenate, de-duplicated by name, the specific entry winning in place."""
-    out: list[dict[str, Any]] = []
-    seen: dict[Any, int] = {}
+    out: list[Any] = []
+    seen: dict[str, int] = {}
     for entry in [*common, *specific]:
         name = entry.get("name") if isinstance(entry, Mapping) else None
+        if not isinstance(name, str):
+            out.append(entry)
+            continue
         if name in seen:
             out[seen[name]] = entry
             continue
@@ -151,11 +159,11 @@ def merge_main_container(
 ) -> dict[str, Any]:
     """``mergeExtraPodSpecMainContainer``: mainContainer over the dedicated fields."""
     merged = merge_override(base, {k: v for k, v in main.items() if k != "name"})
-    env = merge_envs(list(base.get("env") or []), list(main.get("env") or []))
+    env = merge_envs(_as_list(base.get("env")), _as_list(main.get("env")))
     if env:
         merged["env"] = env
-    main_mounts = list(main.get("volumeMounts") or [])
-    mounts = copy.deepcopy(main_mounts) + list(base.get("volumeMounts") or [])
+    main_mounts = _as_list(main.get("volumeMounts"))
+    mounts = copy.deepcopy(main_mounts) + _as_list(base.get("volumeMounts"))
     if mounts:
         merged["volumeMounts"] = mounts
     if main.get("startupProbe") is not None:
@@ -250,7 +258,7 @@ def build_pod_template(
         main = merge_main_container(main, user_main, main_record, len(spec.volume_mounts or []))
     main["name"] = MAIN_CONTAINER_NAME
     containers = [main]
-    for i, ctr in enumerate(pod_spec.get("containers") or []):
+    for i, ctr in enumerate(_as_list(pod_spec.get("containers"))):
         if isinstance(ctr, Mapping) and ctr.get("name") == MAIN_CONTAINER_NAME:
             continue
         record(f"spec.containers[{len(containers)}]", f"extraPodSpec.containers[{i}]")

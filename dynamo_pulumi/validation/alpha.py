@@ -294,7 +294,9 @@ def _shared_compat(svc: alpha.DynamoComponentDeploymentSharedSpec, path: Path, d
 
 
 def _has_container(extra_pod_spec: Mapping[str, Any] | None, name: str) -> bool:
-    containers = (extra_pod_spec or {}).get("containers") or []
+    containers = (extra_pod_spec or {}).get("containers")
+    if not isinstance(containers, list):
+        return False
     return any(isinstance(c, Mapping) and c.get("name") == name for c in containers)
 
 

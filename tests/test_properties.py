@@ -1,0 +1,180 @@
+"""Property tests: whatever a user writes, loading and validation answer with our own error
+types (never a traceback), and load -> dump -> load is stable."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dynamo_pulumi.errors import DynamoPulumiError, Findings
+from dynamo_pulumi.loading import load_documents, parse_yaml, validate_loaded
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
+IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
+
+BETA_GRAPH: dict[str, Any] = {
+    "apiVersion": "nvidia.com/v1beta1",
+    "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "g", "namespace": "ns"},
+    "spec": {
+        "backendFramework": "vllm",
+        "components": [
+            {"name": "Frontend", "type": "frontend", "replicas": 1,
+             "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}},
+            {"name": "Worker", "type": "worker", "replicas": 2, "sharedMemorySize": "8Gi",
+             "multinode": {"nodeCount": 2},
+             "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE,
+                                                      "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}},
+        ],
+    },
+}
+
+ALPHA_GRAPH: dict[str, Any] = {
+    "apiVersion": "nvidia.com/v1alpha1",
+    "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "a", "namespace": "ns"},
+    "spec": {
+        "backendFramework": "sglang",
+        "pvcs": [{"name": "cache", "create": False}],
+        "services": {
+            "Frontend": {"componentType": "frontend", "dynamoNamespace": "x",
+                         "extraPodSpec": {"mainContainer": {"image": IMAGE}}},
+            "decode": {"componentType": "worker", "subComponentType": "decode", "replicas": 1,
+                       "envs": [{"name": "A", "value": "1"}], "resources": {"limits": {"gpu": "1"}},
+                       "volumeMounts": [{"name": "cache", "mountPoint": "/cache"}],
+                       "sharedMemory": {"size": "1Gi"},
+                       "extraPodSpec": {"mainContainer": {"image": IMAGE, "args": ["--tp", "1"]}}},
+        },
+    },
+}
+
+JSON_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**40), max_value=2**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+    | st.sampled_from(["", "0", "1Gi", "main", "frontend", "worker", "IntraPod", "vllm", IMAGE, "nvidia.com/gpu"])
+)
+JSON = st.recursive(
+    JSON_LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+FIELD_NAMES = st.sampled_from(
+    ["name", "type", "replicas", "image", "multinode", "nodeCount", "podTemplate", "spec", "containers",
+     "experimental", "failover", "gpuMemoryService", "checkpoint", "enabled", "mode", "eppConfig", "roles",
+     "sharedMemorySize", "scalingAdapter", "annotations", "env", "envs", "services", "extraPodSpec",
+     "mainContainer", "frontendSidecar", "volumeMounts", "runtimeVersionOverride", "bogus"]
+) | st.text(max_size=10)
+
+SETTINGS = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+
+
+def containers(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Paths of every mapping and list in a document (mutation sites)."""
+    out = [path]
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    for key, child in items:
+        if isinstance(child, (dict, list)):
+            out += containers(child, (*path, key))
+    return out
+
+
+def at(doc: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+@st.composite
+def mutated(draw: st.DrawFn, base: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with a few random edits: replace, delete or add a field, or append to a list."""
+    doc = copy.deepcopy(base)
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        site = at(doc, draw(st.sampled_from(containers(doc))))
+        action = draw(st.sampled_from(["replace", "delete", "add"]))
+        if isinstance(site, dict):
+            if site and action in ("replace", "delete"):
+                key = draw(st.sampled_from(sorted(site, key=str)))
+                if action == "delete":
+                    del site[key]
+                else:
+                    site[key] = draw(JSON)
+            else:
+                site[draw(FIELD_NAMES)] = draw(JSON)
+        elif isinstance(site, list):
+            if site and action == "replace":
+                site[draw(st.integers(min_value=0, max_value=len(site) - 1))] = draw(JSON)
+            elif site and action == "delete":
+                site.pop()
+            else:
+                site.append(draw(JSON))
+    return doc
+
+
+def corpus_documents() -> list[dict[str, Any]]:
+    if not CORPUS.is_dir():
+        return []
+    docs: list[dict[str, Any]] = []
+    for path in sorted(CORPUS.glob("*.yaml")):
+        docs += [d for d in parse_yaml(path.read_text()) if str(d.get("apiVersion", "")).startswith("nvidia.com/")]
+    return docs
+
+
+BASES = [BETA_GRAPH, ALPHA_GRAPH, *corpus_documents()]
+
+
+def admit(doc: Any) -> None:
+    """Load and validate; only our own errors may escape, and a loaded object must round-trip."""
+    try:
+        result = load_documents(doc)
+    except DynamoPulumiError:
+        return
+    for lo in result.loaded:
+        wire = lo.object.to_wire()
+        try:
+            again = load_documents(wire).loaded[0].object.to_wire()
+        except DynamoPulumiError:
+            again = None  # a converted alpha value the beta schema refuses (e.g. componentType "main")
+        if again is not None:
+            assert again == wire
+        try:
+            found = validate_loaded(lo)
+        except DynamoPulumiError:
+            continue
+        assert isinstance(found, Findings)
+        assert all(isinstance(w, str) for w in found.warnings)
+
+
+@settings(SETTINGS, max_examples=400)
+@given(st.sampled_from(BASES).flatmap(mutated))
+def test_mutated_graphs_never_escape_our_error_types(doc: dict[str, Any]) -> None:
+    admit(doc)
+
+
+@SETTINGS
+@given(JSON)
+def test_arbitrary_documents_are_refused_cleanly(doc: Any) -> None:
+    admit(doc)
+
+
+@SETTINGS
+@given(st.text(max_size=200))
+def test_arbitrary_text_is_refused_cleanly(text: str) -> None:
+    admit(text + "\n")  # a trailing newline keeps text from being taken as a file name
+
+
+@SETTINGS
+@given(st.sampled_from(BASES))
+def test_load_dump_load_is_stable_for_every_base_graph(doc: dict[str, Any]) -> None:
+    first = load_documents(doc).loaded[0].object.to_wire()
+    second = load_documents(doc).loaded[0].object.to_wire()
+    assert first == second
+    admit(doc)
