@@ -212,3 +212,38 @@ def test_grove_component_resource_name_uses_the_pcs_name_and_lowercase_component
                  name="a-graph-name-that-is-long-enough")
     name = grove_component_resource_name(long, "decode-worker-component")
     assert name.endswith("-0-decode-worker-component") and not name.startswith("a-graph-name-that-is-long-enough-")
+
+
+# --- kvTransferPolicy with a ClusterTopologyBinding ----------------------------------------------------
+
+
+def _kv_graph(domain: str = "rack") -> Any:
+    policy = {"clusterTopologyName": "grove-topology", "domain": domain}
+    return graph([component("frontend", "frontend"), component("worker")],
+                 experimental={"kvTransferPolicy": policy})
+
+
+def test_cluster_topology_levels_become_downward_api_items_on_worker_cliques() -> None:
+    platform = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}},
+                                        "cluster": {"clusterTopologies": {"grove-topology": ["zone", "rack"]}}})
+    cliques = render_pod_clique_set(_kv_graph(), platform, "n", worker_hash="h")["spec"]["template"]["cliques"]
+    worker = cliques[1]
+    volume = next(v for v in worker["spec"]["podSpec"]["volumes"] if v["name"] == "topology-labels")
+    assert volume["downwardAPI"]["items"] == [
+        {"path": "zone", "fieldRef": {"fieldPath": "metadata.labels['nvidia.com/dynamo-topology.zone']"}},
+        {"path": "rack", "fieldRef": {"fieldPath": "metadata.labels['nvidia.com/dynamo-topology.rack']"}},
+    ]
+    assert worker["annotations"]["nvidia.com/topology-cluster-topology-name"] == "grove-topology"
+    assert "nvidia.com/topology-cluster-topology-name" not in cliques[0].get("annotations", {})
+
+
+def test_unknown_cluster_topology_binding_is_a_render_error() -> None:
+    with pytest.raises(RenderError, match="ClusterTopologyBinding resource that was not found"):
+        render_pod_clique_set(_kv_graph(), GROVE, "n", worker_hash="h")
+
+
+def test_policy_domain_outside_the_binding_levels_is_a_render_error() -> None:
+    platform = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}},
+                                        "cluster": {"clusterTopologies": {"grove-topology": ["zone"]}}})
+    with pytest.raises(RenderError, match='domain "rack" does not exist'):
+        render_pod_clique_set(_kv_graph(), platform, "n", worker_hash="h")

@@ -23,6 +23,7 @@ from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, Dynam
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove.cliques import build_clique
 from dynamo_pulumi.render.grove.gms import rank_claim_template_configs, standalone_claim_templates
+from dynamo_pulumi.render.grove.kv_topology import apply_cluster_topology_items, cluster_topology_domains
 from dynamo_pulumi.render.grove.metadata import (
     GraphFacts,
     clique_annotations,
@@ -99,6 +100,9 @@ def render_pod_clique_set(
     pcs = pod_clique_set_shell(dgd, platform, namespace)
     template = pcs["spec"]["template"]
     dcds = generate_component_deployments(dgd, namespace, worker_hash)
+    domains = cluster_topology_domains(dgd, platform)
+    if domains is not None:
+        apply_cluster_topology_items(dgd, dcds, domains)
     graph_backend = graph_backend_framework(dgd)
     groups: list[dict[str, Any]] = []
     claim_templates: list[dict[str, Any]] = []

@@ -1,0 +1,63 @@
+"""KV-transfer topology on Grove: the downward-API items come from the ClusterTopologyBinding.
+
+When ``spec.experimental.kvTransferPolicy`` names a ``clusterTopologyName`` (and no ``labelKey``),
+the Grove renderer reads the binding's levels and projects one file per level domain from the pod
+label ``nvidia.com/dynamo-topology.<domain>`` (ERRATA 2.27). Offline, the levels come from the
+platform's ``cluster.clusterTopologies`` facts; a missing binding or a policy domain that is not
+one of its levels fails rendering as the operator does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_TOPOLOGY_PREFIX, TOPOLOGY_VOLUME_NAME
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.naming import is_worker_type
+from dynamo_pulumi.platform import Platform
+
+_PATH = "spec.experimental.kvTransferPolicy"
+
+
+def cluster_topology_domains(dgd: DynamoGraphDeployment, platform: Platform) -> list[str] | None:
+    """``resolveGroveClusterTopologyDomains``: the binding's level domains, None without a name."""
+    experimental = dgd.spec.experimental
+    policy = experimental.kv_transfer_policy if experimental else None
+    if policy is None or not policy.cluster_topology_name:
+        return None
+    name = policy.cluster_topology_name
+    if name not in platform.cluster.cluster_topologies:
+        raise RenderError(
+            f'spec.experimental.kvTransferPolicy.clusterTopologyName "{name}" references a '
+            "ClusterTopologyBinding resource that was not found (declare its levels under "
+            "cluster.clusterTopologies in the platform settings)",
+            f"{_PATH}.clusterTopologyName",
+        )
+    domains = list(platform.cluster.cluster_topologies[name])
+    if policy.domain not in domains:
+        raise RenderError(
+            f'spec.experimental.kvTransferPolicy.domain "{policy.domain}" does not exist in '
+            f'ClusterTopologyBinding "{name}"; available domains: [{" ".join(domains)}]',
+            f"{_PATH}.domain",
+        )
+    return domains
+
+
+def apply_cluster_topology_items(dgd: DynamoGraphDeployment, dcds: list[dict[str, Any]], domains: list[str]) -> None:
+    """Fill the worker DCDs' topology volume with one item per binding level (labelKey form wins)."""
+    experimental = dgd.spec.experimental
+    policy = experimental.kv_transfer_policy if experimental else None
+    if policy is None or policy.label_key:
+        return
+    items = [
+        {"path": d, "fieldRef": {"fieldPath": f"metadata.labels['{KUBE_LABEL_DYNAMO_TOPOLOGY_PREFIX}{d}']"}}
+        for d in domains
+    ]
+    for dcd in dcds:
+        if not is_worker_type(dcd["spec"].get("type")):
+            continue
+        pod_spec = (dcd["spec"].get("podTemplate") or {}).get("spec") or {}
+        for volume in pod_spec.get("volumes") or []:
+            if volume.get("name") == TOPOLOGY_VOLUME_NAME:
+                volume["downwardAPI"] = {"items": list(items)} if items else {}
