@@ -99,3 +99,14 @@ def test_corpus_has_graphs_that_render_on_every_pathway():
             if isinstance(planned, GraphPlan):
                 kinds |= {o.kind for o in planned.all_objects()}
     assert {"Deployment", "LeaderWorkerSet", "PodCliqueSet", "Service"} <= kinds
+
+
+def test_v1alpha1_graph_file_is_converted_and_registered():
+    path = CORPUS / "sglang-agg.yaml"
+    if not path.is_file():
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    assert "nvidia.com/v1alpha1" in path.read_text()
+    rec, dgd = run_program(lambda: DynamoGraphDeployment("alpha", str(path), namespace=NS))
+    assert dgd.plan.graph.api_version == "nvidia.com/v1beta1"
+    assert len(rec.by_type(DCD_TYPE)) == len(dgd.plan.components) >= 2
+    assert rec.by_type("kubernetes:apps/v1:Deployment")

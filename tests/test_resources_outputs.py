@@ -54,3 +54,18 @@ def test_leaderworkerset_gpus_count_leader_and_workers():
         "workerTemplate": {"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": 8}}}]}},
     }}}
     assert sum(n * pod_gpus(p) for n, p in _pods_of_workload(lws, "x")) == 2 * 3 * 8
+
+
+def test_gpu_totals_agree_between_grove_and_leaderworkerset_pathways():
+    from pathlib import Path
+
+    from dynamo_pulumi.program import plan
+
+    graph = Path(__file__).resolve().parent.parent / "examples" / "multinode-grove" / "graph.yaml"
+    grove = summarize(plan(graph, "x", {"orchestrators": {"grove": {"enabled": True}}}))
+    lws = summarize(plan(graph, "x", {"orchestrators": {"lws": {"enabled": True}}}))
+    assert grove.components["decode"].workload_kind == "PodCliqueSet"
+    assert lws.components["decode"].workload_kind == "LeaderWorkerSet"
+    # 2 nodes x 8 GPUs for each of prefill and decode
+    assert grove.components["decode"].gpus == lws.components["decode"].gpus == 16
+    assert grove.total_gpus == lws.total_gpus == 32
