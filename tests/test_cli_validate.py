@@ -192,3 +192,38 @@ def test_a_bad_document_does_not_hide_the_others(tmp_path: Path, capsys: pytest.
         == f'{path} (document 2): DynamoGraphDeployment "good" is valid (create; 2 components, 0 warnings)\n'
     )
     assert err.splitlines()[0] == f'{path} (document 1): The DynamoGraphDeployment "bad" is invalid:'
+
+
+ALPHA_GRAPH = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata:
+  name: alpha
+spec:
+  backendFramework: vllm
+  services:
+    Frontend:
+      componentType: frontend
+      dynamoNamespace: alpha
+      extraPodSpec:
+        mainContainer:
+          image: {image}
+"""
+
+
+def test_alpha_files_report_at_alpha_paths_with_compat_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = write(tmp_path, "a.yaml", ALPHA_GRAPH.format(image=IMAGE))
+    code, out, err = run_cli(capsys, good)
+    assert code == 0 and '"alpha" is valid (create; 1 component, 1 warning)' in out
+    assert err.startswith(
+        f"{good}: warning: spec.services[Frontend].dynamoNamespace is deprecated and ignored."
+    )
+    bad = write(tmp_path, "b.yaml", ALPHA_GRAPH.format(image="img:latest"))
+    code, _, err = run_cli(capsys, bad)
+    assert code == 1
+    assert (
+        f"{bad}: spec.services[Frontend].runtimeVersionOverride: Required value: is required when the specified "
+        "main container image has no parseable semantic-version tag"
+    ) in err.splitlines()

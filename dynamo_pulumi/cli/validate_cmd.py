@@ -20,9 +20,9 @@ from typing import Any, TextIO
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError
-from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents
+from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents, validate_loaded
 from dynamo_pulumi.platform import Platform, load_platform
-from dynamo_pulumi.validation import validate, validate_update
+from dynamo_pulumi.validation import validate_update
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
 
@@ -111,17 +111,18 @@ def _validate_object(
 ) -> bool:
     obj = loaded.object
     old = old_objects.get((obj.kind, obj.name))
-    source = loaded.source_api_version
     if old is None:
-        findings = validate(obj, platform, source_api_version=source)
+        # Create admission with the v1alpha1 compatibility pass and alpha error paths.
+        findings = validate_loaded(loaded, platform)
+        errors = findings.errors
     else:
-        findings = validate_update(old, obj, platform, source_api_version=source)
-    for warning in findings.warnings:
-        print(f"{path}: warning: {warning}", file=err)
-    if findings.errors:
+        findings = validate_update(old, obj, platform, source_api_version=loaded.source_api_version)
         errors = (
             [loaded.path_map.map_error(e) for e in findings.errors] if loaded.is_alpha else findings.errors
         )
+    for warning in findings.warnings:
+        print(f"{path}: warning: {warning}", file=err)
+    if errors:
         _print_invalid(path, obj.kind, obj.name, errors, err)
         return False
     operation = "update" if old is not None else "create"
