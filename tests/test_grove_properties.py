@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grove_fixtures import component, graph, main_container
+from grove_fixtures import GROVE_PLATFORM, component, graph, main_container
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,7 +56,7 @@ def test_pcs_structure_is_consistent_for_any_component_shapes(
 ) -> None:
     comps = [component(n, container=main_container(gpus=2), **data.draw(shapes())) for n in names]
     dgd = graph(comps, name=graph_name, backendFramework=backend)
-    pcs = render_pod_clique_set(dgd, _platform(), "n", worker_hash="h", pod_spec_builder=_trivial_pod)
+    pcs = render_pod_clique_set(dgd, GROVE_PLATFORM, "n", worker_hash="h", pod_spec_builder=_trivial_pod)
     template = pcs["spec"]["template"]
     rendered = [c["name"] for c in template["cliques"]]
     assert rendered == [n for c in dgd.components for n in pod_clique_names(c)]
@@ -70,11 +70,6 @@ def test_pcs_structure_is_consistent_for_any_component_shapes(
         assert clique["spec"]["minAvailable"] >= 1
     explicit = any("startsAfter" in c["spec"] for c in template["cliques"])
     assert template["cliqueStartupType"] == ("CliqueStartupTypeExplicit" if explicit else "CliqueStartupTypeAnyOrder")
-    again = render_pod_clique_set(dgd, _platform(), "n", worker_hash="h", pod_spec_builder=_trivial_pod)
+    again = render_pod_clique_set(dgd, GROVE_PLATFORM, "n", worker_hash="h", pod_spec_builder=_trivial_pod)
     assert again == pcs
 
-
-def _platform() -> Any:
-    from grove_fixtures import GROVE_PLATFORM
-
-    return GROVE_PLATFORM
