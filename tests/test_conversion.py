@@ -391,3 +391,12 @@ def test_service_name_invalid_for_beta_is_reported_at_the_alpha_key() -> None:
 def test_conversion_is_deterministic() -> None:
     data = alpha_dgd({"B": {"labels": {"x": "1"}}, "A": {"envs": [{"name": "E"}]}}, pvcs=[{"name": "p"}])
     assert convert(parse_alpha(data)).object.to_wire() == convert(parse_alpha(data)).object.to_wire()
+
+
+def test_resource_quantities_are_canonicalized_like_go() -> None:
+    comp = component({"W": {"resources": {"limits": {"cpu": "1000m", "memory": "0.5Gi"}}}}, "W")
+    assert main_of(comp)["resources"] == {"limits": {"cpu": "1", "memory": "512Mi"}}
+
+
+def test_shared_memory_size_is_canonicalized_and_zero_dropped() -> None:
+    assert component({"W": {"sharedMemory": {"size": "1024Mi"}}}, "W")["sharedMemorySize"] == "1Gi"

@@ -21,13 +21,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kubernetes.utils import parse_quantity
 from pydantic import ValidationError
 
 from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api import v1beta1 as beta
 from dynamo_pulumi.api.conversion_pod import build_pod_template
 from dynamo_pulumi.api.parse import object_name, parse_model, translate_errors
+from dynamo_pulumi.api.quantity import canonical_quantity
 from dynamo_pulumi.constants import FRONTEND_SIDECAR_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, GraphValidationError
 
@@ -92,23 +92,20 @@ def component_type_to_hub(spec: alpha.DynamoComponentDeploymentSharedSpec) -> st
     return spec.component_type or ""
 
 
-def _quantity_is_zero(value: Any) -> bool:
-    try:
-        return parse_quantity(value) == 0
-    except (ValueError, TypeError):
-        return False
-
-
-def _shared_memory_size(spec: alpha.DynamoComponentDeploymentSharedSpec) -> str | int | None:
-    """``"0"`` when disabled, else the size; absent when not disabled and the size is zero."""
+def _shared_memory_size(spec: alpha.DynamoComponentDeploymentSharedSpec) -> str | None:
+    """``"0"`` when disabled, else the (canonical) size; absent when not disabled and zero."""
     shm = spec.shared_memory
     if shm is None:
         return None
     if shm.disabled:
         return "0"
-    if shm.size is None or _quantity_is_zero(shm.size):
+    if shm.size is None:
         return None
-    return shm.size
+    try:
+        size = canonical_quantity(shm.size)
+    except (ValueError, TypeError, ArithmeticError):
+        return None  # the schema pattern admits only parseable quantities; nothing to convert
+    return None if size == "0" else size
 
 
 def _gms_to_hub(gms: alpha.GPUMemoryServiceSpec) -> dict[str, Any]:

@@ -17,8 +17,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
+from dynamo_pulumi.api.quantity import canonical_quantity
 from dynamo_pulumi.api.v1alpha1 import (
     DynamoComponentDeploymentSharedSpec,
     FrontendSidecarSpec,
@@ -34,27 +33,25 @@ DEFAULT_GPU_RESOURCE_NAME = "nvidia.com/gpu"
 Record = Callable[[str, str], None]
 
 
-def _parses(value: str) -> bool:
+def _canonical(value: str) -> str | None:
+    """The quantity as Go re-serializes it, or None when Go's parser rejects it."""
     try:
-        parse_quantity(value)
-    except (ValueError, TypeError):
-        return False
-    return True
+        return canonical_quantity(value)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
 
 
 def item_to_resource_list(item: ResourceItem | None) -> dict[str, str] | None:
     """cpu/memory/gpu/custom as a ResourceList; unparsable quantities are dropped, as Go does."""
     if item is None:
         return None
+    entries: list[tuple[str, str | None]] = [("cpu", item.cpu), ("memory", item.memory)]
+    entries.append((item.gpu_type or DEFAULT_GPU_RESOURCE_NAME, item.gpu))
+    entries += list((item.custom or {}).items())
     out: dict[str, str] = {}
-    if item.cpu and _parses(item.cpu):
-        out["cpu"] = item.cpu
-    if item.memory and _parses(item.memory):
-        out["memory"] = item.memory
-    if item.gpu and _parses(item.gpu):
-        out[item.gpu_type or DEFAULT_GPU_RESOURCE_NAME] = item.gpu
-    for key, value in (item.custom or {}).items():
-        if _parses(value):
+    for key, raw in entries:
+        value = _canonical(raw) if raw else None
+        if value is not None:
             out[key] = value
     # A Go map marshals with its keys sorted.
     return {k: out[k] for k in sorted(out)} or None
