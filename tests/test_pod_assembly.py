@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.errors import RenderError
@@ -399,3 +401,37 @@ def test_checkpointed_component_pod_is_refused_when_the_platform_enables_checkpo
 def test_shared_memory_size_limit_is_the_canonical_quantity(size, limit):
     pod = build_pod_spec(make_ctx(worker_spec(sharedMemorySize=size)))
     assert pod["volumes"] == [{"name": "shared-memory", "emptyDir": {"medium": "Memory", "sizeLimit": limit}}]
+
+
+_env_names = st.sampled_from(["A", "DYN_NAMESPACE", "NATS_SERVER", "POD_NAME", "Z"])
+_user_main = st.fixed_dictionaries(
+    {"name": st.just("main"), "image": st.sampled_from(["w:1.4.0", "w:1.6.0", "w:latest"])},
+    optional={
+        "env": st.lists(st.builds(lambda n, v: {"name": n, "value": v}, _env_names, st.text(max_size=3)), max_size=4),
+        "command": st.lists(st.text(min_size=1, max_size=4), max_size=2),
+        "volumeMounts": st.lists(st.builds(lambda n: {"name": n, "mountPath": f"/{n}"},
+                                           st.sampled_from(["a", "b", "shared-memory"])), max_size=3, unique_by=lambda m: m["name"]),
+    },
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_user_main, st.sampled_from(["worker", "frontend", "planner", "epp", None]), st.sampled_from([None, "0", "2Gi"]))
+def test_any_user_main_renders_deterministically_with_main_first_and_sorted_env(main, ctype, shm):
+    spec: dict[str, Any] = {"podTemplate": {"spec": {"containers": [main]}}}
+    if ctype:
+        spec["type"] = ctype
+    if shm:
+        spec["sharedMemorySize"] = shm
+    ctx = make_ctx(spec, graph_name="g")
+    pod = build_pod_spec(ctx)
+    assert pod == build_pod_spec(ctx)
+    rendered = pod["containers"][0]
+    assert rendered["name"] == "main" and rendered["image"] == main["image"]
+    names = [e["name"] for e in rendered.get("env") or []]
+    assert names == sorted(set(names))
+    for entry in main.get("env") or []:
+        assert next(e for e in rendered["env"] if e["name"] == entry["name"]) == {
+            e["name"]: e for e in main["env"]}[entry["name"]]
+    mounts = [m["name"] for m in rendered.get("volumeMounts") or []]
+    assert [v["name"] for v in pod.get("volumes") or []][: len(mounts)] == mounts
