@@ -11,7 +11,7 @@ from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
-from dynamo_pulumi.render.graph import detect_backend_from_command
+from dynamo_pulumi.render.backend_framework import detect_backend_from_command
 
 BASE = """
 apiVersion: nvidia.com/v1beta1

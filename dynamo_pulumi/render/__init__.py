@@ -32,7 +32,8 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render.graph import component_backend_framework, generate_component_deployments
+from dynamo_pulumi.render.backend_framework import component_backend_framework
+from dynamo_pulumi.render.graph import generate_component_deployments
 from dynamo_pulumi.render.objects import dcd_meta
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS

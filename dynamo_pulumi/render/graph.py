@@ -14,23 +14,16 @@ restart (what a completed restart leaves behind): every component carries
 
 from __future__ import annotations
 
-import json
-import re
 import struct
 from decimal import Decimal
 from typing import Any
-
-from kubernetes.utils import parse_quantity
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
-    COMPONENT_TYPE_FRONTEND,
     COMPONENT_TYPE_PLANNER,
     DYNAMO_API_VERSION_V1BETA1,
-    DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR,
-    DYNAMO_SERVICE_PORT,
     ENV_KV_TRANSFER_DOMAIN,
     ENV_KV_TRANSFER_ENFORCEMENT,
     ENV_KV_TRANSFER_PREFERRED_WEIGHT,
@@ -46,7 +39,6 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_NAMESPACE,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
     KUBE_LABEL_VALUE_TRUE,
-    KUBE_RESOURCE_GPU_NVIDIA,
     MAIN_CONTAINER_NAME,
     PLANNER_SERVICE_ACCOUNT_NAME,
     RESOURCE_TYPE_DYNAMO_COMPONENT_DEPLOYMENT,
@@ -54,8 +46,9 @@ from dynamo_pulumi.constants import (
     TOPOLOGY_MOUNT_PATH,
     TOPOLOGY_VOLUME_NAME,
 )
-from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import dcd_name, dynamo_namespace, is_worker_type
+from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
+from dynamo_pulumi.render.deployment_config import apply_dyn_deployment_config
 from dynamo_pulumi.render.objects.common import copy_tree, merge_envs, merge_low_priority
 
 _KV_POLICY_ENV = frozenset(
@@ -67,65 +60,6 @@ _KV_POLICY_ENV = frozenset(
         ENV_TOPOLOGY_MOUNT_PATH,
     }
 )
-
-_BACKEND_PATTERNS = {
-    name: re.compile(rf"python[0-9.]*\s+[^|&;]*-m\s+[^|&;]*dynamo\.{name}[^|&;]*")
-    for name in ("vllm", "sglang", "trtllm")
-}
-
-
-# --- backend framework ----------------------------------------------------------------------------
-
-
-def detect_backend_from_command(command: list[Any] | None, args: list[Any] | None) -> str:
-    """``DetectBackendFrameworkFromArgs``: "" when none matches; error when several do."""
-    parts = [p for p in (command or []) + (args or []) if isinstance(p, str)]
-    text = " ".join(parts)
-    found = sorted(name for name, pattern in _BACKEND_PATTERNS.items() if pattern.search(text))
-    if len(found) > 1:
-        raise RenderError(f"multiple backend frameworks detected from command: {found} in {text!r}")
-    return found[0] if found else ""
-
-
-def _main_container(pod_template: dict[str, Any] | None) -> dict[str, Any] | None:
-    spec = (pod_template or {}).get("spec") or {}
-    for container in spec.get("containers") or []:
-        if isinstance(container, dict) and container.get("name") == MAIN_CONTAINER_NAME:
-            return container
-    return None
-
-
-def component_backend_framework(component: dict[str, Any], explicit: str) -> str:
-    """``determineBackendFramework`` for one component: detected wins, must agree with explicit."""
-    if not is_worker_type(component.get("type")):
-        return ""
-    main = _main_container(component.get("podTemplate")) or {}
-    detected = detect_backend_from_command(main.get("command"), main.get("args"))
-    if detected and explicit and detected != explicit:
-        raise RenderError(
-            f'backend framework mismatch: detected "{detected}" from command but explicitly '
-            f'configured as "{explicit}"',
-            f"spec.components[{component.get('name')}]",
-        )
-    return detected or explicit
-
-
-def graph_backend_framework(graph: DynamoGraphDeployment) -> str:
-    """``backendFrameworkForGeneratedDCDs``: the explicit value, else the one detected from workers."""
-    if graph.spec.backend_framework:
-        return graph.spec.backend_framework
-    detected = ""
-    for component in graph.to_wire()["spec"].get("components") or []:
-        framework = component_backend_framework(component, "")
-        if framework and detected and framework != detected:
-            raise RenderError(
-                "multiple backend frameworks detected for generated DynamoComponentDeployments: "
-                f"{detected} and {framework}",
-                "spec.components",
-            )
-        detected = detected or framework
-    return detected
-
 
 # --- pod template edits ---------------------------------------------------------------------------
 
@@ -140,7 +74,7 @@ def _ensure_pod_template(spec: dict[str, Any]) -> dict[str, Any]:
     return template
 
 
-def _ensure_main_container(template: dict[str, Any]) -> dict[str, Any]:
+def _ensuremain_container(template: dict[str, Any]) -> dict[str, Any]:
     """``ensureMainContainer``: the ``main`` container, prepended when missing."""
     pod_spec = template.setdefault("spec", {})
     containers = pod_spec.setdefault("containers", [])
@@ -154,7 +88,7 @@ def _ensure_main_container(template: dict[str, Any]) -> dict[str, Any]:
 
 def _apply_kv_transfer_policy(template: dict[str, Any], policy: dict[str, Any]) -> None:
     """Worker env, read-only mount and downward-API volume for ``kvTransferPolicy`` (labelKey form)."""
-    main = _ensure_main_container(template)
+    main = _ensuremain_container(template)
     envs = [
         {"name": ENV_KV_TRANSFER_DOMAIN, "value": policy["domain"]},
         {"name": ENV_KV_TRANSFER_ENFORCEMENT, "value": policy.get("enforcement") or "required"},
@@ -204,7 +138,7 @@ def _kv_policy_applies(graph: DynamoGraphDeployment, component_type: str | None)
 def _apply_graph_template_defaults(spec: dict[str, Any], graph: DynamoGraphDeployment) -> None:
     """``applyDGDTemplateDefaults``: graph env, kv policy, propagated annotations, spec metadata."""
     if graph.spec.env:
-        main = _ensure_main_container(_ensure_pod_template(spec))
+        main = _ensuremain_container(_ensure_pod_template(spec))
         main["env"] = merge_envs(copy_tree(graph.spec.env), main.get("env"))
     policy = _kv_policy_applies(graph, spec.get("type"))
     if policy is not None:
@@ -217,85 +151,6 @@ def _apply_graph_template_defaults(spec: dict[str, Any], graph: DynamoGraphDeplo
     meta = template["metadata"]
     meta["annotations"] = merge_low_priority(meta["annotations"], graph.spec.annotations)
     meta["labels"] = merge_low_priority(meta["labels"], graph.spec.labels)
-
-
-# --- DYN_DEPLOYMENT_CONFIG ------------------------------------------------------------------------
-
-
-def _service_config(config: dict[str, Any], component: str, frontend: bool) -> dict[str, Any] | None:
-    if isinstance(config.get(component), dict):
-        return config[component]
-    if frontend:
-        for name, value in config.items():
-            if name.lower() == COMPONENT_TYPE_FRONTEND and isinstance(value, dict):
-                return value
-    return None
-
-
-def _ci_get(mapping: dict[str, Any], key: str) -> Any:
-    """Go's case-insensitive JSON field matching (an exact match wins)."""
-    if key in mapping:
-        return mapping[key]
-    return next((v for k, v in mapping.items() if k.lower() == key.lower()), None)
-
-
-def _go_json(value: Any) -> str:
-    """Go ``json.Marshal`` of a decoded map: compact, sorted keys, HTML characters escaped."""
-    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _apply_resources(main: dict[str, Any], resources: dict[str, Any], path: str) -> None:
-    """Set requests and limits for cpu, memory, nvidia.com/gpu and custom resources."""
-    wanted: list[tuple[str, Any]] = [
-        ("cpu", _ci_get(resources, "cpu")),
-        ("memory", _ci_get(resources, "memory")),
-        (KUBE_RESOURCE_GPU_NVIDIA, _ci_get(resources, "gpu")),
-    ]
-    custom = _ci_get(resources, "custom") or {}
-    wanted += sorted(custom.items()) if isinstance(custom, dict) else []
-    box = main.setdefault("resources", {})
-    for name, value in wanted:
-        if value is None or value == "":
-            continue
-        try:
-            parse_quantity(value)
-        except (ValueError, TypeError):
-            raise RenderError(f"parse resource {name} quantity {value!r}: invalid quantity", path) from None
-        box.setdefault("requests", {})[name] = value
-        box.setdefault("limits", {})[name] = value
-
-
-def apply_dyn_deployment_config(dcd: dict[str, Any], component: str) -> None:
-    """``applyDynDeploymentConfig``: the legacy per-service JSON in ``DYN_DEPLOYMENT_CONFIG``."""
-    spec = dcd["spec"]
-    main = _main_container(spec.get("podTemplate"))
-    env = next((e for e in (main or {}).get("env") or [] if e.get("name") == DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR), None)
-    if main is None or env is None or not isinstance(env.get("value", ""), str):
-        return
-    path = f"spec.components[{component}].podTemplate.spec.containers[main].env[{DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR}]"
-    try:
-        config = json.loads(env.get("value") or "null")
-    except json.JSONDecodeError as exc:
-        raise RenderError(f"invalid {DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR} JSON: {exc.msg}", path) from None
-    if not isinstance(config, dict):
-        return
-    frontend = spec.get("type") == COMPONENT_TYPE_FRONTEND
-    if frontend:
-        target = _service_config(config, component, True)
-        if target is not None:
-            target["port"] = DYNAMO_SERVICE_PORT
-        env["value"] = _go_json(config)
-    service = _service_config(config, component, frontend)
-    args = _ci_get(service, "ServiceArgs") if service else None
-    if not isinstance(args, dict):
-        return
-    workers = _ci_get(args, "workers")
-    if spec.get("replicas") is None and isinstance(workers, int):
-        spec["replicas"] = workers
-    resources = _ci_get(args, "resources")
-    if isinstance(resources, dict):
-        _apply_resources(main, resources, path)
 
 
 # --- one DCD --------------------------------------------------------------------------------------
@@ -424,3 +279,14 @@ def generate_component_deployments(
     backend = graph_backend_framework(graph)
     components = graph.to_wire()["spec"].get("components") or []
     return [generate_component_deployment(graph, c, namespace, backend, worker_hash) for c in components]
+
+
+#: ``component_backend_framework``/``graph_backend_framework`` are re-exported: other pathways
+#: import the DCD-generation API from here.
+__all__ = [
+    "DCD_SPEC_FIELD_ORDER",
+    "component_backend_framework",
+    "generate_component_deployment",
+    "generate_component_deployments",
+    "graph_backend_framework",
+]
