@@ -201,7 +201,7 @@ def test_kv_transfer_policy_with_defaulted_enforcement_is_unchanged() -> None:
 
 def test_kv_transfer_policy_is_immutable() -> None:
     path = "spec.experimental.kvTransferPolicy"
-    new_policy = kvt(domain="rack")["kvTransferPolicy"]
+    new_policy = kvt(domain="rack")["kvTransferPolicy"] | {"enforcement": "required"}
     assert update(graph(experimental=kvt()), graph(experimental=kvt(domain="rack"))) == [
         FieldError(ErrorType.INVALID, path, KVT_MSG, new_policy)
     ]

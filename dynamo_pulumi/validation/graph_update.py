@@ -130,8 +130,13 @@ def kv_transfer_update_errors(new: DynamoGraphDeployment, old: DynamoGraphDeploy
         and _policy_key(new_policy) == _policy_key(old_policy)
     ):
         return []
-    value = new_policy.to_wire() if new_policy is not None else None
+    value = _stored_policy_wire(new_policy) if new_policy is not None else None
     return [invalid(Path("spec", "experimental", "kvTransferPolicy"), value, MSG_KV_TRANSFER_IMMUTABLE)]
+
+
+def _stored_policy_wire(policy: KvTransferPolicy) -> dict[str, Any]:
+    """The policy as the API server holds it, with the CRD-defaulted ``enforcement``."""
+    return policy.model_copy(update={"enforcement": policy.effective_enforcement}).to_wire()
 
 
 def _policy(dgd: DynamoGraphDeployment) -> KvTransferPolicy | None:
