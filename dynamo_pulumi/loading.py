@@ -155,7 +155,11 @@ def read_documents(source: Source) -> tuple[list[Any], str]:
     if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
         return parse_yaml(_read_file(Path(source)), where), where
     if isinstance(source, str):
-        return parse_yaml(source), where
+        docs = parse_yaml(source)
+        if "\n" not in source.strip() and len(docs) == 1 and isinstance(docs[0], str):
+            # One word of text: most likely a file name that does not exist.
+            raise InputError("no such file (and not YAML describing an object)", source.strip())
+        return docs, where
     if isinstance(source, Mapping):
         return [source], where
     if isinstance(source, Sequence):

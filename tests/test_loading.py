@@ -194,3 +194,8 @@ def test_two_graphs_is_an_input_error() -> None:
 def test_unsupported_source_type_is_an_input_error() -> None:
     with pytest.raises(InputError, match="cannot load from a int"):
         load_documents(3)  # type: ignore[arg-type]
+
+
+def test_missing_file_without_yaml_suffix_is_an_input_error() -> None:
+    with pytest.raises(InputError, match=r"graph-file: no such file"):
+        load_documents("graph-file")
