@@ -435,3 +435,13 @@ def test_any_user_main_renders_deterministically_with_main_first_and_sorted_env(
             e["name"]: e for e in main["env"]}[entry["name"]]
     mounts = [m["name"] for m in rendered.get("volumeMounts") or []]
     assert [v["name"] for v in pod.get("volumes") or []][: len(mounts)] == mounts
+
+
+def test_container_resource_quantities_are_serialised_canonically():
+    spec = worker_spec()
+    spec["podTemplate"]["spec"]["containers"][0]["resources"] = {
+        "limits": {"nvidia.com/gpu": 1, "memory": "1024Mi"}, "requests": {"cpu": 0.5}}
+    spec["podTemplate"]["spec"]["containers"].append({"name": "side", "resources": {"limits": {"cpu": "1000m"}}})
+    pod = build_pod_spec(make_ctx(spec))
+    assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}}
+    assert pod["containers"][1]["resources"] == {"limits": {"cpu": "1"}}

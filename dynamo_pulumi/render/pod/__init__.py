@@ -40,6 +40,7 @@ from dynamo_pulumi.render.pod.defaults import DefaultsContext, defaults_for
 from dynamo_pulumi.render.pod.defaults.common import KUBE_DISCOVERY_MODE_POD, standard_env
 from dynamo_pulumi.render.pod.merge import add_env_user_wins, clone, merge_container, merge_pod_spec
 from dynamo_pulumi.render.pod.pull_secrets import apply_image_pull_secrets
+from dynamo_pulumi.render.pod.quantity import canonicalize_pod_quantities
 from dynamo_pulumi.runtime_version import resolve_runtime_version
 
 __all__ = ["build_pod_spec", "build_pod_template", "defaults_context"]
@@ -207,7 +208,8 @@ def _apply_pod_defaults(pod: dict[str, Any], ctx: ComponentRenderContext, user_s
 
 
 def _tidy(pod: dict[str, Any]) -> dict[str, Any]:
-    """Drop what Go's ``omitempty`` would not serialise: empty command/args/volumes/env."""
+    """Serialise as the operator's Go types do: no empty lists (``omitempty``), and quantities in
+    their canonical text."""
     for key in ("containers", "initContainers"):
         for container in pod.get(key) or []:
             for field in ("command", "args", "env", "volumeMounts", "ports"):
@@ -216,6 +218,7 @@ def _tidy(pod: dict[str, Any]) -> dict[str, Any]:
     for key in ("volumes", "imagePullSecrets", "initContainers"):
         if pod.get(key) == []:
             del pod[key]
+    canonicalize_pod_quantities(pod)
     return pod
 
 

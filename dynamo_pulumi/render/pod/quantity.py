@@ -77,3 +77,22 @@ def _decimal_text(amount: Decimal, exponent_form: bool) -> str:
     if not exponent_form and exponent in _DECIMAL_BY_EXPONENT:
         return f"{mantissa}{_DECIMAL_BY_EXPONENT[exponent]}"
     return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+
+
+def canonicalize_pod_quantities(pod_spec: dict[str, Any]) -> None:
+    """Rewrite, in place, the quantities the operator holds as ``resource.Quantity`` in a pod spec:
+    every container's and init container's ``resources.limits``/``requests``, and emptyDir
+    ``sizeLimit``. A value typed as a number (``nvidia.com/gpu: 1``) becomes its string form."""
+    for key in ("containers", "initContainers"):
+        for container in pod_spec.get(key) or []:
+            resources = container.get("resources")
+            if not isinstance(resources, dict):
+                continue
+            for kind in ("limits", "requests"):
+                values = resources.get(kind)
+                if isinstance(values, dict):
+                    resources[kind] = {name: canonical_quantity(v) for name, v in values.items()}
+    for volume in pod_spec.get("volumes") or []:
+        empty_dir = volume.get("emptyDir")
+        if isinstance(empty_dir, dict) and "sizeLimit" in empty_dir:
+            empty_dir["sizeLimit"] = canonical_quantity(empty_dir["sizeLimit"])
