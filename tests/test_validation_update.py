@@ -350,3 +350,13 @@ def test_dcd_controlled_by_a_dgd_may_restore_a_checkpoint_ref() -> None:
             _dcd_with_checkpoint_ref(not_controller), _dcd_with_checkpoint_ref(not_controller), checkpoint_on
         ).errors
     )
+
+
+def test_live_legacy_object_without_annotations_cannot_be_given_a_provider_by_a_user() -> None:
+    platform = Platform.model_validate({"cluster": {"operatorPrincipals": [OPERATOR], "requester": "alice"}})
+    new = graph(annotations={PROVIDER: "component"})
+    assert validate_update(graph(), new, platform, old_stored=True).errors == [
+        FieldError(ErrorType.FORBIDDEN, PROVIDER_PATH, "may only be materialized by the Dynamo operator")
+    ]
+    operator = Platform.model_validate({"cluster": {"operatorPrincipals": [OPERATOR], "requester": OPERATOR}})
+    assert validate_update(graph(), new, operator, old_stored=True).errors == []

@@ -86,9 +86,14 @@ def validate_update(
     platform: Platform | None = None,
     *,
     source_api_version: str = API_VERSION,
+    old_stored: bool = False,
 ) -> Findings:
-    """UPDATE admission of ``new`` replacing ``old`` (the object as previously applied)."""
-    return admit(new, platform, old=old, source_api_version=source_api_version)[1]
+    """UPDATE admission of ``new`` replacing ``old``.
+
+    ``old`` is the object as previously applied; with ``old_stored=True`` it is taken as the
+    live object exactly as the API server holds it (no create-time defaulting is replayed).
+    """
+    return admit(new, platform, old=old, source_api_version=source_api_version, old_stored=old_stored)[1]
 
 
 def check(
@@ -97,9 +102,10 @@ def check(
     old: AdmissionObject | None = None,
     *,
     source_api_version: str = API_VERSION,
+    old_stored: bool = False,
 ) -> list[str]:
     """Admit or raise :class:`GraphValidationError` with every error; returns the warnings."""
-    findings = admit(obj, platform, old=old, source_api_version=source_api_version)[1]
+    findings = admit(obj, platform, old=old, source_api_version=source_api_version, old_stored=old_stored)[1]
     if findings.errors:
         raise GraphValidationError(findings.errors, obj.kind, obj.name, findings.warnings)
     return findings.warnings
@@ -111,6 +117,7 @@ def admit(
     old: AdmissionObject | None = None,
     *,
     source_api_version: str = API_VERSION,
+    old_stored: bool = False,
 ) -> tuple[Any, Findings]:
     """The object as stored after defaulting, and what admission found."""
     platform = platform or Platform()
@@ -120,11 +127,13 @@ def admit(
     if isinstance(obj, DynamoGraphDeployment):
         if old is None:
             return _admit_graph_create(obj, platform, beta_cel)
-        return _admit_graph_update(old, obj, platform, beta_cel)  # type: ignore[arg-type]
+        stored = old if old_stored else stored_graph(old, platform)  # type: ignore[arg-type]
+        return _admit_graph_update(stored, obj, platform, beta_cel)
     if isinstance(obj, DynamoComponentDeployment):
         if old is None:
             return _admit_component_create(obj, platform, beta_cel)
-        return _admit_component_update(old, obj, platform, beta_cel)  # type: ignore[arg-type]
+        stored_dcd = old if old_stored else default_component_deployment(old)  # type: ignore[arg-type]
+        return _admit_component_update(stored_dcd, obj, platform, beta_cel)
     # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
     return obj, Findings()
 
@@ -164,9 +173,8 @@ def _graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext) -> Find
 
 
 def _admit_graph_update(
-    old: DynamoGraphDeployment, new: DynamoGraphDeployment, platform: Platform, beta_cel: bool
+    stored: DynamoGraphDeployment, new: DynamoGraphDeployment, platform: Platform, beta_cel: bool
 ) -> tuple[DynamoGraphDeployment, Findings]:
-    stored = stored_graph(old, platform)
     defaulted = default_graph(_carry_operator_annotations(new, stored), platform, "update")
     if _is_deleting(defaulted.metadata):
         return defaulted, Findings()
@@ -237,9 +245,8 @@ def _admit_component_create(
 
 
 def _admit_component_update(
-    old: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform, beta_cel: bool
+    stored: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform, beta_cel: bool
 ) -> tuple[DynamoComponentDeployment, Findings]:
-    stored = default_component_deployment(old)
     submitted = new
     if not new.spec.name and stored.spec.name:
         submitted = new.model_copy(update={"spec": new.spec.model_copy(update={"name": stored.spec.name})})
