@@ -445,3 +445,20 @@ def test_container_resource_quantities_are_serialised_canonically():
     pod = build_pod_spec(make_ctx(spec))
     assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}}
     assert pod["containers"][1]["resources"] == {"limits": {"cpu": "1"}}
+
+
+def test_role_pod_templates_replace_the_component_template_for_their_role():
+    def role(name: str, image: str, label: str) -> dict[str, Any]:
+        return {"name": name, "podTemplate": {
+            "metadata": {"labels": {"tier": label}},
+            "spec": {"containers": [{"name": "main", "image": image, "command": ["run"], "args": [name]}]}}}
+
+    spec = {"type": "worker", "multinode": {"nodeCount": 2},
+            "roles": [role("leader", "lead:1.5.0", "l"), role("worker", "work:1.4.0", "w")]}
+    leader = build_pod_template(make_ctx(spec, role="leader"))
+    worker = build_pod_template(make_ctx(spec, role="worker"))
+    assert leader["spec"]["containers"][0]["image"] == "lead:1.5.0"
+    assert leader["metadata"]["labels"]["tier"] == "l"
+    assert env_of(leader["spec"]["containers"][0])["DYN_HEALTH_CHECK_ENABLED"] == "true"
+    assert worker["spec"]["containers"][0]["image"] == "work:1.4.0"
+    assert worker["metadata"]["labels"]["tier"] == "w"

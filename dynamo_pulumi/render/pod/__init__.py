@@ -20,6 +20,7 @@ The context (:class:`~dynamo_pulumi.render.context.ComponentRenderContext`) must
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from dynamo_pulumi.api import pods
@@ -47,6 +48,24 @@ __all__ = ["build_pod_spec", "build_pod_template", "defaults_context"]
 
 
 # --- context --------------------------------------------------------------------------------------
+
+
+def for_role(ctx: ComponentRenderContext) -> ComponentRenderContext:
+    """The context whose DCD carries the pod template this role is rendered from.
+
+    A multinode component may give complete per-role templates (``roles[].podTemplate``, then
+    without a component ``podTemplate``); the leader and worker pods are built from their own
+    role's template, which replaces the component template for everything below (metadata,
+    runtime version, defaults merge, sidecars). Single-template components are unchanged.
+    """
+    if ctx.role == ROLE_MAIN:
+        return ctx
+    spec = ctx.dcd.spec
+    role = next((r for r in spec.roles or [] if r.name == ctx.role and r.pod_template is not None), None)
+    if role is None:
+        return ctx
+    view = ctx.dcd.model_copy(update={"spec": spec.model_copy(update={"pod_template": role.pod_template})})
+    return dataclasses.replace(ctx, dcd=view)
 
 
 def parent_name(ctx: ComponentRenderContext) -> str:
@@ -224,6 +243,7 @@ def _tidy(pod: dict[str, Any]) -> dict[str, Any]:
 
 def build_pod_spec(ctx: ComponentRenderContext) -> dict[str, Any]:
     """The pod spec the operator renders for one component and role (see the module docstring)."""
+    ctx = for_role(ctx)
     _refuse_checkpoint(ctx)
     spec = ctx.dcd.spec
     template = clone(spec.pod_template or {})
@@ -281,6 +301,7 @@ def build_pod_template(ctx: ComponentRenderContext) -> dict[str, Any]:
     Labels and annotations are the DCD controller's (section 2.3); leader/worker roles carry
     ``role`` and no ``nvidia.com/selector``, and their main container must have command and args.
     """
+    ctx = for_role(ctx)
     annotations = metadata.dcd_kube_annotations(ctx.dcd)
     labels = metadata.pod_template_labels(ctx, annotations)
     spec = build_pod_spec(ctx)
