@@ -88,11 +88,8 @@ def render_pod_clique_set(
     pod_spec_builder: PodSpecBuilder | None = None,
 ) -> dict[str, Any]:
     """``GenerateGrovePodCliqueSet`` followed by provider-override composition."""
-    from dynamo_pulumi.render.graph import (
-        component_backend_framework,
-        generate_component_deployments,
-        graph_backend_framework,
-    )
+    from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
+    from dynamo_pulumi.render.graph import generate_component_deployments
 
     refuse_cluster_dependent(dgd, platform)
     build = pod_spec_builder or default_pod_spec_builder
