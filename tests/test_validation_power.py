@@ -204,3 +204,10 @@ def test_changed_placement_is_not_ratcheted() -> None:
         )
         in errors
     )
+
+
+def test_node_count_change_while_annotated_is_reported_once() -> None:
+    old = graph(multinode={"nodeCount": 2})
+    assert update_errors(old, graph(multinode={"nodeCount": 3})) == [
+        FieldError(ErrorType.INVALID, f"{C0}.multinode.nodeCount", "field is immutable", 3)
+    ]

@@ -119,8 +119,21 @@ def admit(
     source_api_version: str = API_VERSION,
     old_stored: bool = False,
 ) -> tuple[Any, Findings]:
-    """The object as stored after defaulting, and what admission found."""
-    platform = platform or Platform()
+    """The object as stored after defaulting, and what admission found.
+
+    Identical errors are reported once, as the API server's aggregated message shows them.
+    """
+    stored_obj, findings = _admit(obj, platform or Platform(), old, source_api_version, old_stored)
+    return stored_obj, Findings(errors=_unique(findings.errors), warnings=findings.warnings)
+
+
+def _admit(
+    obj: AdmissionObject,
+    platform: Platform,
+    old: AdmissionObject | None,
+    source_api_version: str,
+    old_stored: bool,
+) -> tuple[Any, Findings]:
     beta_cel = source_api_version == API_VERSION
     if old is not None and type(old) is not type(obj):
         return obj, Findings(errors=[_kind_mismatch(old, obj)])
@@ -285,6 +298,18 @@ def _controlled_by_dgd(metadata: ObjectMeta) -> bool:
 
 
 # --- shared ---------------------------------------------------------------------------------------
+
+
+def _unique(errors: list[FieldError]) -> list[FieldError]:
+    """``ErrorList.ToAggregate``: the first of each identical message, in order."""
+    seen: set[str] = set()
+    unique: list[FieldError] = []
+    for error in errors:
+        text = str(error)
+        if text not in seen:
+            seen.add(text)
+            unique.append(error)
+    return unique
 
 
 def _is_deleting(metadata: ObjectMeta) -> bool:
