@@ -33,8 +33,11 @@ from dynamo_pulumi.api.v1beta1 import (
     ProviderOverride,
 )
 from dynamo_pulumi.constants import (
+    GROVE_API_VERSION,
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
+    ROLE_LEADER,
+    ROLE_WORKER,
     WORKLOAD_PROVIDER_GROVE,
 )
 from dynamo_pulumi.platform import Platform
@@ -42,11 +45,7 @@ from dynamo_pulumi.render.pathway import provider_from_intent
 
 Operation = Literal["create", "update"]
 
-ROLE_LEADER = "leader"
-ROLE_WORKER = "worker"
-
 # Provider-override contexts (``provideroverride.Scope``) and the Grove targets they resolve to.
-GROVE_API_VERSION = "grove.io/v1alpha1"
 SCOPE_ROOT = "root"
 SCOPE_COMPONENT = "component"
 SCOPE_ROLES_LEADER = "roles.leader"
