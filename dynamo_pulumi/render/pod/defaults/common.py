@@ -23,7 +23,7 @@ from dynamo_pulumi.constants import (
     MAIN_CONTAINER_NAME,
 )
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.runtime_version import RUNTIME_GATES, Version, runtime_gate_enabled
+from dynamo_pulumi.runtime_version import Version, runtime_gate_enabled
 
 #: ``KubeDiscoveryMode`` values (``configv1alpha1``).
 KUBE_DISCOVERY_MODE_POD = "pod"
@@ -32,18 +32,9 @@ ENV_CONTAINER_NAME = "CONTAINER_NAME"
 ENV_DYN_KUBE_DISCOVERY_MODE = "DYN_KUBE_DISCOVERY_MODE"
 DEFAULT_COMMAND: tuple[str, ...] = ("/bin/sh", "-c")
 
-#: Runtime gates the shared gate table (``runtime_version.RUNTIME_GATES``) does not list yet.
-#: ``StrictNamespacePrefix``: ``DYN_NAMESPACE_PREFIX_STRICT=true`` on frontends and EPP (core section 7).
-_LOCAL_RUNTIME_GATES: dict[str, Version] = {"StrictNamespacePrefix": Version(1, 6, 0)}
-
-
 def gate_on(gate: str, version: Version | None) -> bool:
-    """Whether a runtime gate is on for ``version``; unknown versions turn every gate off."""
-    if gate in RUNTIME_GATES:
-        return runtime_gate_enabled(gate, version)
-    if version is None:
-        return False
-    return Version(version.major, version.minor, version.patch) >= _LOCAL_RUNTIME_GATES[gate]
+    """Whether a runtime gate (``runtime_version.RUNTIME_GATES``) is on; unknown versions turn it off."""
+    return runtime_gate_enabled(gate, version)
 
 
 @dataclass(frozen=True)
