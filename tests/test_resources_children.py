@@ -1,0 +1,82 @@
+"""Which Pulumi class each rendered kind becomes, and how a spec may be given."""
+
+from __future__ import annotations
+
+import pulumi_kubernetes as k8s
+import pytest
+from resources_fixtures import GRAPH, graph_doc
+
+from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.resources import DGD_TYPE, DynamoGraphDeployment
+from dynamo_pulumi.resources.children import typed_class
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind", "expected"),
+    [
+        ("apps/v1", "Deployment", k8s.apps.v1.Deployment),
+        ("v1", "Service", k8s.core.v1.Service),
+        ("v1", "ConfigMap", k8s.core.v1.ConfigMap),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding", k8s.rbac.v1.RoleBinding),
+        ("networking.k8s.io/v1", "Ingress", k8s.networking.v1.Ingress),
+        ("resource.k8s.io/v1", "ResourceClaimTemplate", k8s.resource.v1.ResourceClaimTemplate),
+    ],
+)
+def test_built_in_kinds_use_the_typed_classes(api_version, kind, expected):
+    assert typed_class(api_version, kind) is expected
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind"),
+    [
+        ("grove.io/v1alpha1", "PodCliqueSet"),
+        ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+        ("inference.networking.k8s.io/v1", "InferencePool"),
+        ("networking.istio.io/v1beta1", "VirtualService"),
+        ("networking.istio.io/v1beta1", "DestinationRule"),
+        ("nvidia.com/v1beta1", "DynamoGraphDeploymentScalingAdapter"),
+        ("apps/v1", "NoSuchKind"),
+    ],
+)
+def test_other_kinds_are_custom_resources(api_version, kind):
+    assert typed_class(api_version, kind) is None
+
+
+def _names(rec):
+    return sorted(r.object_name for r in rec.resources if r.custom)
+
+
+@pytest.mark.parametrize(
+    "spec_form",
+    ["dict", "model", "bare-spec", "path"],
+)
+def test_spec_can_be_a_dict_a_model_a_bare_spec_or_a_file(spec_form, tmp_path):
+    import yaml
+
+    doc = graph_doc()
+    baseline, _ = run_program(lambda: DynamoGraphDeployment(GRAPH, graph_doc()))
+    if spec_form == "model":
+        spec = load_graph(doc)
+    elif spec_form == "bare-spec":
+        spec = doc["spec"]
+    elif spec_form == "path":
+        spec = tmp_path / "graph.yaml"
+        spec.write_text(yaml.safe_dump(doc, sort_keys=False))
+    else:
+        spec = doc
+    rec, _ = run_program(lambda: DynamoGraphDeployment(GRAPH, spec, namespace="team-a"))
+    assert rec.by_type(DGD_TYPE)[0].name == GRAPH
+    assert _names(rec) == _names(baseline)
+
+
+@pytest.mark.xfail(strict=True, reason="render: worker hash depends on the key order of the user's YAML "
+                   "(the operator hashes Go structs, so field order cannot matter); reported to rendering")
+def test_reordering_keys_in_the_yaml_does_not_rename_workers(tmp_path):
+    import yaml
+
+    ordered, _ = run_program(lambda: DynamoGraphDeployment(GRAPH, graph_doc()))
+    path = tmp_path / "sorted.yaml"
+    path.write_text(yaml.safe_dump(graph_doc(), sort_keys=True))
+    resorted, _ = run_program(lambda: DynamoGraphDeployment(GRAPH, path))
+    assert _names(resorted) == _names(ordered)
