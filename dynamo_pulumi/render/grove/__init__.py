@@ -17,9 +17,11 @@ The input graph is expected after defaulting (``dynamo_pulumi.defaulting.default
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove.cliques import build_clique
 from dynamo_pulumi.render.grove.gms import rank_claim_template_configs, standalone_claim_templates
@@ -61,8 +63,8 @@ def render_grove(
     """Every object the operator creates for ``dgd`` on the Grove pathway, in a stable order.
 
     ``namespace`` is the resolved target namespace (the caller decides between an explicit value
-    and ``metadata.namespace``). ``worker_hash`` defaults to the graph's computed worker hash (the suffix is always on for a
-    freshly created Grove graph with worker components).
+    and ``metadata.namespace``). ``worker_hash`` defaults to the graph's computed worker hash: the
+    hash suffix is always on for a freshly created Grove graph with worker components.
     """
     from dynamo_pulumi.render.grove.ancillary import ancillary_objects
 
@@ -104,32 +106,14 @@ def render_pod_clique_set(
     groups: list[dict[str, Any]] = []
     claim_templates: list[dict[str, Any]] = []
     explicit = False
-    for component, dcd in zip(dgd.components, dcds, strict=True):
-        backend = component_backend_framework(dcd["spec"], graph_backend)
-        base = _pod_request(facts, platform, component, dcd, backend)
-        roles = expand_roles(component.name, component)
-        gated = checkpoint_gated(component, platform)
-        cliques = [
-            build_clique(
-                component,
-                role,
-                clique_pod_spec(build, base, component, role),
-                clique_labels(facts, component, role, inter_pod_failover=is_inter_pod_failover(component)),
-                clique_annotations(facts, component, role),
-                dgd.spec.topology_constraint,
-                gated=gated,
-            )
-            for role in roles
-        ]
-        deps = startup_dependencies(roles, base.backend_framework, component.number_of_nodes,
-                                    component.is_inter_pod_gms)
-        explicit = apply_startup_dependencies(cliques, deps) or explicit
-        template["cliques"].extend(cliques)
-        if component.is_inter_pod_gms:
-            claim_templates += rank_claim_template_configs(component.name, component, roles)
-        if component.uses_pcsg:
-            groups.append(build_scaling_group(component.name, component, roles,
-                                              dgd.spec.topology_constraint, gated=gated))
+    for index, (component, dcd) in enumerate(zip(dgd.components, dcds, strict=True)):
+        base = _pod_request(facts, platform, component, dcd, component_backend_framework(dcd["spec"], graph_backend))
+        units = _component_units(facts, platform, component, base, build, index)
+        template["cliques"].extend(units.cliques)
+        explicit = units.ordered or explicit
+        claim_templates += units.claim_templates
+        if units.scaling_group is not None:
+            groups.append(units.scaling_group)
     if explicit:
         template["cliqueStartupType"] = CLIQUE_STARTUP_TYPE_EXPLICIT
     if groups:
@@ -137,6 +121,56 @@ def render_pod_clique_set(
     if claim_templates:
         template["resourceClaimTemplates"] = claim_templates
     return compose_overrides(dgd, pcs)
+
+
+@dataclass(frozen=True)
+class ComponentUnits:
+    """What one component contributes to the PCS template."""
+
+    cliques: list[dict[str, Any]]
+    scaling_group: dict[str, Any] | None
+    claim_templates: list[dict[str, Any]]
+    #: Whether any of its cliques got ``startsAfter`` (flips the PCS to explicit startup).
+    ordered: bool
+
+
+def _component_units(
+    facts: GraphFacts,
+    platform: Platform,
+    component: DynamoComponentDeploymentSharedSpec,
+    base: PodRequest,
+    build: PodSpecBuilder,
+    index: int,
+) -> ComponentUnits:
+    """Cliques (in role order), startup ordering, scaling group and per-rank claim templates."""
+    dgd = facts.dgd
+    roles = expand_roles(component.name, component)
+    gated = checkpoint_gated(component, platform)
+    failover = is_inter_pod_failover(component)
+    cliques = [
+        build_clique(
+            component,
+            role,
+            clique_pod_spec(build, base, component, role),
+            clique_labels(facts, component, role, inter_pod_failover=failover),
+            clique_annotations(facts, component, role),
+            dgd.spec.topology_constraint,
+            gated=gated,
+        )
+        for role in roles
+    ]
+    deps = startup_dependencies(roles, base.backend_framework, component.number_of_nodes, component.is_inter_pod_gms)
+    ordered = apply_startup_dependencies(cliques, deps)
+    claim_templates: list[dict[str, Any]] = []
+    if component.is_inter_pod_gms:
+        try:
+            claim_templates = rank_claim_template_configs(component.name, component, roles)
+        except RenderError as err:
+            raise RenderError(str(err), f"spec.components[{index}].podTemplate.spec.containers[main]") from None
+    group = None
+    if component.uses_pcsg:
+        group = build_scaling_group(component.name, component, roles, dgd.spec.topology_constraint, gated=gated)
+    return ComponentUnits(cliques, group, claim_templates, ordered)
 
 
 def _pod_request(
