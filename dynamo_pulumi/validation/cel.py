@@ -25,15 +25,17 @@ from dynamo_pulumi.api.v1beta1 import (
 )
 from dynamo_pulumi.constants import KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND, MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, duplicate
+from dynamo_pulumi.validation.component_common import (
+    COMPONENT_TYPE_EPP,
+    COMPONENT_TYPE_LPX,
+    GMS_MODE_INTER_POD,
+    GMS_MODE_INTRA_POD,
+)
 
 OBJECT = "object"
 ARRAY = "array"
 STRING = "string"
 
-COMPONENT_TYPE_EPP = "epp"
-COMPONENT_TYPE_LPX = "lpx"
-GMS_MODE_INTRA_POD = "IntraPod"
-GMS_MODE_INTER_POD = "InterPod"
 KV_ENFORCEMENT_PREFERRED = "preferred"
 LABEL_KEY_PREFIX_MAX_LENGTH = 253
 VLLM_DISTRIBUTED_EXECUTOR_BACKENDS = ("mp", "ray")

@@ -22,6 +22,7 @@ from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid,
 from dynamo_pulumi.pcs_naming import combined_name_length, longest_pod_clique_name, pcs_name_for_dgd
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.component import validate_component
+from dynamo_pulumi.validation.component_common import COMPONENT_TYPE_LPX, GMS_MODE_INTER_POD
 from dynamo_pulumi.validation.context import ValidationContext
 from dynamo_pulumi.validation.power import validate_power
 from dynamo_pulumi.validation.provider_override import validate_root_provider_override
@@ -32,8 +33,6 @@ from dynamo_pulumi.validation.topology import (
 )
 
 RESTART_STRATEGY_PARALLEL = "Parallel"
-COMPONENT_TYPE_LPX = "lpx"
-GMS_MODE_INTER_POD = "InterPod"
 UNSET_VALUE = "<unset>"
 MSG_LPX_TOPOLOGY = "LPX does not support Grove topologyConstraint"
 MSG_LPX_KV_TRANSFER = "is not supported when an LPX component is selected"

@@ -20,14 +20,14 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import FieldError, Path, invalid, not_supported
 from dynamo_pulumi.runtime_version import parse_origin_version
+from dynamo_pulumi.validation.cel import VLLM_DISTRIBUTED_EXECUTOR_BACKENDS
+from dynamo_pulumi.validation.component_common import GMS_MODE_INTRA_POD
 
 GROVE_UPDATE_STRATEGIES = ("RollingRecreate", "OnDelete")
 KUBE_DISCOVERY_MODE_POD = "pod"
 KUBE_DISCOVERY_MODE_CONTAINER = "container"
 KUBE_DISCOVERY_MODES = (KUBE_DISCOVERY_MODE_POD, KUBE_DISCOVERY_MODE_CONTAINER)
 WORKLOAD_PROVIDERS = (WORKLOAD_PROVIDER_COMPONENT, WORKLOAD_PROVIDER_GROVE)
-VLLM_DISTRIBUTED_EXECUTOR_BACKENDS = ("mp", "ray")
-GMS_MODE_INTRA_POD = "IntraPod"
 
 ANNOTATIONS_PATH = Path("metadata", "annotations")
 
