@@ -34,7 +34,6 @@ MSG_KV_TRANSFER_IMMUTABLE = (
     "DynamoGraphDeployment to change the KV transfer policy"
 )
 MSG_COMPONENTS_IMMUTABLE = "component topology is immutable and cannot be modified after creation"
-KV_ENFORCEMENT_DEFAULT = "required"
 
 
 def validate_graph_update(
@@ -150,7 +149,7 @@ def _policy_key(policy: KvTransferPolicy) -> tuple[Any, ...]:
         policy.cluster_topology_name or "",
         policy.label_key or "",
         policy.domain,
-        policy.enforcement or KV_ENFORCEMENT_DEFAULT,
+        policy.effective_enforcement,
         policy.preferred_weight,
     )
 
