@@ -247,3 +247,27 @@ def test_policy_domain_outside_the_binding_levels_is_a_render_error() -> None:
                                         "cluster": {"clusterTopologies": {"grove-topology": ["zone"]}}})
     with pytest.raises(RenderError, match='domain "rack" does not exist'):
         render_pod_clique_set(_kv_graph(), platform, "n", worker_hash="h")
+
+
+# --- opaque leaves ------------------------------------------------------------------------------------
+
+
+class Unresolved:
+    """Stands in for a ``pulumi.Output``: an object the renderer must pass through untouched."""
+
+
+def test_opaque_leaf_values_pass_through_grove_cliques_as_the_same_objects() -> None:
+    image, selector, value = Unresolved(), Unresolved(), Unresolved()
+    container = main_container(gpus=4, command=["python3", "-m", "dynamo.vllm"])
+    container["image"] = image
+    container["env"] = [{"name": "TOKEN", "value": value}]
+    worker = component("worker", multinode={"nodeCount": 2}, container=container,
+                       experimental={"gpuMemoryService": {"mode": "InterPod"}})
+    worker["podTemplate"]["spec"]["nodeSelector"] = selector
+    pcs = render_pod_clique_set(graph([worker], backendFramework="vllm"), GROVE, "n", worker_hash="h")
+    for clique in pcs["spec"]["template"]["cliques"]:
+        pod = clique["spec"]["podSpec"]
+        assert pod["containers"][0]["image"] is image
+        assert pod["nodeSelector"] is selector
+        assert next(e for e in pod["containers"][0]["env"] if e["name"] == "TOKEN")["value"] is value
+        assert pod["initContainers"][-1]["image"] is image
