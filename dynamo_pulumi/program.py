@@ -17,8 +17,9 @@ from typing import Any
 
 import pulumi
 
+from dynamo_pulumi.api.v1beta1 import DCD_KIND
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.resources.components import DynamoGraphDeployment
+from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import GraphPlan, SpecSource, plan_graph
 
@@ -48,9 +49,15 @@ def deploy(
     placement: GpuPlacement | None = None,
     opts: pulumi.ResourceOptions | None = None,
     export: bool = True,
-) -> DynamoGraphDeployment:
-    """Register one graph (named after its ``metadata.name``) and export its outputs."""
+) -> DynamoGraphDeployment | DynamoComponentDeployment:
+    """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs."""
     planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement)
+    if planned.kind == DCD_KIND:
+        dcd = DynamoComponentDeployment(planned.name, planned, opts=opts)
+        if export:
+            for key, value in dcd.summary.as_dict().items():
+                pulumi.export(key, value)
+        return dcd
     dgd = DynamoGraphDeployment(planned.name, planned, opts=opts)
     if export:
         pulumi.export("dynamoNamespace", dgd.dynamo_namespace)
@@ -60,7 +67,7 @@ def deploy(
     return dgd
 
 
-def main() -> DynamoGraphDeployment:
+def main() -> DynamoGraphDeployment | DynamoComponentDeployment:
     """Entry point of the root ``__main__.py``: everything comes from stack configuration."""
     config = pulumi.Config(CONFIG_NAMESPACE)
     return deploy(

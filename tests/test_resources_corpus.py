@@ -13,7 +13,7 @@ import pytest
 from dynamo_pulumi.diffing import type_token
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.mocks import Recording, run_program
-from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoGraphDeployment
+from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.options import ignore_changes, replace_on_changes
 from dynamo_pulumi.resources.plan import GraphPlan, plan_graph
 
@@ -34,10 +34,13 @@ def _plan_or_error(path: Path, platform: dict) -> GraphPlan | DynamoPulumiError:
 
 
 def _program(path: Path, platform: dict):
+    """Register the file with the class its kind calls for, through a named provider."""
+    standalone = "kind: DynamoComponentDeployment" in path.read_text()
+    cls = DynamoComponentDeployment if standalone else DynamoGraphDeployment
+
     def program():
         provider = k8s.Provider("cluster")
-        return DynamoGraphDeployment("graph", str(path), namespace=NS, platform=platform,
-                                     opts=pulumi.ResourceOptions(provider=provider))
+        return cls("graph", str(path), namespace=NS, platform=platform, opts=pulumi.ResourceOptions(provider=provider))
     return program
 
 
@@ -63,10 +66,16 @@ def test_corpus_graph_registers_exactly_its_plan(corpus_file, platform_name):
 
 
 def _check_tree(rec: Recording, plan: GraphPlan) -> None:
-    (dgd,) = rec.by_type(DGD_TYPE)
-    dcds = {r.name: r for r in rec.by_type(DCD_TYPE)}
-    assert set(dcds) == {c.pulumi_name for c in plan.components}
-    assert all(r.parent_urn == dgd.urn for r in dcds.values())
+    if plan.kind == "DynamoComponentDeployment":
+        assert rec.by_type(DGD_TYPE) == []
+        (top,) = rec.by_type(DCD_TYPE)
+        dcds = {c.pulumi_name: top for c in plan.components}
+    else:
+        (top,) = rec.by_type(DGD_TYPE)
+        dcds = {r.name: r for r in rec.by_type(DCD_TYPE)}
+        assert set(dcds) == {c.pulumi_name for c in plan.components}
+        assert all(r.parent_urn == top.urn for r in dcds.values())
+    dgd = top
 
     objects = [r for r in rec.resources if r.type.startswith("kubernetes:") and r.custom
                and not r.type.startswith("pulumi:providers")]

@@ -13,6 +13,7 @@ from typing import Any
 
 from dynamo_pulumi.mocks import Recording, Registration, run_program
 from dynamo_pulumi.program import default_graph_path, deploy
+from dynamo_pulumi.resources.outputs import summarize
 
 
 def add_parser(subparsers: Any) -> None:
@@ -75,15 +76,15 @@ def as_json(recording: Recording) -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     source = args.file or default_graph_path()
-    recording, dgd = run_program(lambda: deploy(source, args.namespace, args.platform, export=False))
+    recording, top = run_program(lambda: deploy(source, args.namespace, args.platform, export=False))
     if args.format == "json":
         print(json.dumps(as_json(recording), indent=2))
         return 0
     print(format_tree(recording))
-    summary = dgd.summary
+    summary = summarize(top.plan)
     print(f"dynamo namespace: {summary.dynamo_namespace}")
     print(f"frontend URL:     {summary.frontend_url or '-'}")
     print(f"GPUs requested:   {summary.total_gpus}")
-    for warning in dgd.plan.warnings:
+    for warning in top.plan.warnings:
         print(f"warning: {warning}")
     return 0

@@ -15,7 +15,7 @@ from typing import Any
 
 import pulumi
 
-from dynamo_pulumi.api.v1beta1 import DCD_KIND
+from dynamo_pulumi.api.v1beta1 import DCD_KIND, DGD_KIND
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
@@ -44,6 +44,11 @@ def _depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
     return [d for d in deps if isinstance(d, pulumi.Resource)] if isinstance(deps, (list, tuple)) else []
 
 
+def _require_kind(plan: GraphPlan, kind: str, name: str, hint: str) -> None:
+    if plan.kind != kind:
+        raise InputError(f"{name!r} was given a {plan.kind}; {hint}")
+
+
 class DynamoComponentDeployment(pulumi.ComponentResource):
     """One Dynamo component: its workload (Deployment, LeaderWorkerSet) and its Services."""
 
@@ -56,37 +61,38 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        spec: SpecSource | None = None,
+        spec: SpecSource | GraphPlan | None = None,
         namespace: str | None = None,
         platform: PlatformSource = None,
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        _plan: GraphPlan | None = None,
+        _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
     ) -> None:
-        standalone = _plan is None
-        if standalone:
+        """``spec``: a DCD model, dict, YAML path or ready plan. ``_graph``/``_component`` are
+        how a DynamoGraphDeployment hands over one of its components."""
+        standalone = _graph is None
+        if _graph is None:
             if spec is None:
-                raise TypeError("DynamoComponentDeployment needs a spec")
-            _plan = plan_graph(spec, platform, namespace, name, placement)
-            if _plan.kind != DCD_KIND:
-                raise InputError(f"DynamoComponentDeployment {name!r} was given a {_plan.kind}; "
-                                 "use DynamoGraphDeployment for graphs")
-            _component = _plan.components[0]
-        assert _plan is not None and _component is not None
-        self.plan = _plan
+                raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
+            _graph = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+            _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
+            _component = _graph.components[0]
+        if _component is None:
+            raise InputError(f"DynamoComponentDeployment {name!r}: no component given")
+        self.plan = _graph
         self.component = _component
         deps = _depends_on(opts)
         super().__init__(DCD_TYPE, name, None, opts)
         if standalone:  # a standalone DCD owns what would otherwise be graph-level
-            for planned in _plan.graph_objects:
-                register(planned, self, _plan.outputs, ignore_changes(planned, _plan, None), deps)
+            for planned in _graph.graph_objects:
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps)
         self.resources = [
-            register(planned, self, _plan.outputs, ignore_changes(planned, _plan, _component), deps)
+            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps)
             for planned in _component.objects
         ]
-        self.summary = summarize_component(_component, _plan)
+        self.summary = summarize_component(_component, _graph)
         self._export(self.summary)
 
     def _export(self, summary: ComponentSummary) -> None:
@@ -125,6 +131,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
     ) -> None:
         """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan."""
         plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+        _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
@@ -138,7 +145,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             component.name: DynamoComponentDeployment(
                 component.pulumi_name,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
-                _plan=plan,
+                _graph=plan,
                 _component=component,
             )
             for component in plan.components
