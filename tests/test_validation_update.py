@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.validation import check, graph_context, validate_update
+from dynamo_pulumi.validation import check, graph_context, validate, validate_update
 from dynamo_pulumi.validation.graph_update import workload_provider_update_errors
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
@@ -360,3 +363,61 @@ def test_live_legacy_object_without_annotations_cannot_be_given_a_provider_by_a_
     ]
     operator = Platform.model_validate({"cluster": {"operatorPrincipals": [OPERATOR], "requester": OPERATOR}})
     assert validate_update(graph(), new, operator, old_stored=True).errors == []
+
+
+# --- property: re-applying an admitted graph is an admitted update -------------------------------
+
+_TOPOLOGIES = {"topo": ["zone", "rack", "host"]}
+_PLATFORMS = [
+    Platform.model_validate(
+        {"orchestrators": {"grove": {"enabled": on}}, "cluster": {"clusterTopologies": _TOPOLOGIES}}
+    )
+    for on in (True, False)
+]
+
+
+@st.composite
+def _components(draw: st.DrawFn, name: str) -> dict[str, Any]:
+    image = draw(st.sampled_from([IMAGE, IMAGE, "img:latest", "img:1.5.0"]))
+    comp = component(
+        name, type=draw(st.sampled_from(["worker", "prefill", "decode", "frontend", "planner", "epp"]))
+    )
+    comp["podTemplate"] = {"spec": {"containers": [{"name": "main", "image": image}]}}
+    optional: dict[str, Any] = {
+        "replicas": draw(st.integers(0, 4)),
+        "minAvailable": draw(st.integers(1, 3)),
+        "multinode": {"nodeCount": draw(st.integers(2, 3))},
+        "roles": [{"name": "leader"}, {"name": "worker"}],
+        "experimental": {"gpuMemoryService": {"mode": draw(st.sampled_from(["IntraPod", "InterPod"]))}},
+        "providerOverride": {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {}}},
+        "scalingAdapter": {},
+        "topologyConstraint": {"packDomain": "host"},
+        "eppConfig": {"config": {}},
+    }
+    for key, value in optional.items():
+        if draw(st.integers(0, 4)) == 0:  # each optional field in about one graph of five
+            comp[key] = value
+    return comp
+
+
+@st.composite
+def _graphs(draw: st.DrawFn) -> DynamoGraphDeployment:
+    comps = [draw(_components(f"c{i}")) for i in range(draw(st.integers(1, 3)))]
+    spec: dict[str, Any] = {"backendFramework": draw(st.sampled_from(["vllm", "sglang"]))}
+    if draw(st.booleans()):
+        spec["topologyConstraint"] = {"clusterTopologyName": "topo", "packDomain": "rack"}
+    if draw(st.booleans()):
+        spec["priorityClassName"] = "p"
+    annotations = {"nvidia.com/enable-grove": "false"} if draw(st.booleans()) else {}
+    return graph(*comps, annotations=annotations, **spec)
+
+
+@settings(max_examples=150, deadline=None)
+@given(dgd=_graphs(), platform=st.sampled_from(_PLATFORMS))
+def test_reapplying_an_admitted_graph_is_an_admitted_update(
+    dgd: DynamoGraphDeployment, platform: Platform
+) -> None:
+    created = validate(dgd, platform)
+    updated = validate_update(dgd, dgd, platform)
+    if not created.errors:
+        assert updated.errors == []
