@@ -42,6 +42,7 @@ from dynamo_pulumi.render.grove.pods import (
 from dynamo_pulumi.render.grove.provider_overrides import compose_overrides
 from dynamo_pulumi.render.grove.roles import expand_roles, is_inter_pod_failover
 from dynamo_pulumi.render.grove.scaling_groups import build_scaling_group
+from dynamo_pulumi.render.grove.schedulers import check_scheduler_integrations, inject_schedulers
 from dynamo_pulumi.render.grove.startup_order import (
     CLIQUE_STARTUP_TYPE_EXPLICIT,
     apply_startup_dependencies,
@@ -94,6 +95,7 @@ def render_pod_clique_set(
     from dynamo_pulumi.render.graph import generate_component_deployments
 
     refuse_cluster_dependent(dgd, platform)
+    check_scheduler_integrations(platform)
     build = pod_spec_builder or default_pod_spec_builder
     facts = GraphFacts.of(dgd, platform, namespace, worker_hash)
     pcs = pod_clique_set_shell(dgd, platform, namespace)
@@ -159,6 +161,8 @@ def _component_units(
         )
         for role in roles
     ]
+    for clique in cliques:
+        inject_schedulers(clique, platform, dgd.annotations)
     deps = startup_dependencies(roles, base.backend_framework, component.number_of_nodes, component.is_inter_pod_gms)
     ordered = apply_startup_dependencies(cliques, deps)
     claim_templates: list[dict[str, Any]] = []

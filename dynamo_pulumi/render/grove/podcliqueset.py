@@ -17,12 +17,12 @@ from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     GROVE_ANNOTATION_VOLCANO_QUEUE,
     GROVE_API_VERSION,
-    KUBE_ANNOTATION_VOLCANO_QUEUE,
     KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.pcs_naming import pcs_name_for_dgd
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.grove.schedulers import volcano_queue
 from dynamo_pulumi.render.grove.startup_order import CLIQUE_STARTUP_TYPE_ANY_ORDER
 from dynamo_pulumi.render.grove.topology import spec_topology_constraint
 from dynamo_pulumi.render.grove.update_strategy import update_strategy
@@ -72,13 +72,6 @@ def termination_delay(platform: Platform) -> str | None:
     return format_go_duration(seconds) if seconds > 0 else None
 
 
-def volcano_queue(dgd: DynamoGraphDeployment, platform: Platform) -> str:
-    """The Volcano queue annotation value, when the platform enables the Volcano integration."""
-    if not getattr(platform, "volcano_scheduler_enabled", False):
-        return ""
-    return dgd.annotations.get(KUBE_ANNOTATION_VOLCANO_QUEUE, "").strip()
-
-
 def grove_component_resource_name(dgd: DynamoGraphDeployment, component_name: str) -> str:
     """``GroveComponentResourceName``: ``<pcs>-0-<lower(component)>``, the PodClique or
     PodCliqueScalingGroup that readiness and scaling read for a component."""
@@ -91,7 +84,7 @@ def pod_clique_set_shell(dgd: DynamoGraphDeployment, platform: Platform, namespa
     labels[KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME] = dgd.name
     metadata: dict[str, Any] = {"name": pcs_name_for_dgd(dgd), "namespace": namespace, "labels": labels}
     annotations = dict(dgd.spec.annotations or {})
-    queue = volcano_queue(dgd, platform)
+    queue = volcano_queue(dgd.annotations, platform)
     if queue:
         annotations[GROVE_ANNOTATION_VOLCANO_QUEUE] = queue
     if annotations:
