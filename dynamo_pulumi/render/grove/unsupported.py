@@ -6,6 +6,9 @@
   gated state is what the operator creates and needs no cluster. The ``Immediate`` policy restores
   from a checkpoint the operator looks up in the cluster (identity hash, storage, readiness); that
   is refused rather than guessed.
+* **DRA**: GMS and inter-pod failover claim GPUs through ``resource.k8s.io/v1``; with the
+  operator's ``dra.enabled`` explicitly false the graph fails (left unset, the API is assumed
+  served, as on Kubernetes 1.34+).
 * **LPX** components are delegated to the LPX controller, which resolves a compiled build from
   the operator's build registry; nothing offline can render them.
 """
@@ -28,9 +31,29 @@ def checkpoint_gated(component: DynamoComponentDeploymentSharedSpec, platform: P
     return checkpoint.effective_startup_policy == CHECKPOINT_STARTUP_POLICY_WAIT
 
 
+DRA_REQUIRED_MESSAGE = (
+    "gpuMemoryService / inter-pod GMS failover requires DRA (Dynamic Resource Allocation), but DRA is "
+    "not available (either the resource.k8s.io/v1 API is not registered on this cluster, which requires "
+    "Kubernetes 1.34+, or DRA has been explicitly disabled in the operator configuration)"
+)
+
+
+def dra_disabled(platform: Platform) -> bool:
+    """Only an explicit ``dra.enabled: false`` turns DRA off offline."""
+    toggle = getattr(platform, "dra", None)
+    return getattr(toggle, "enabled", None) is False
+
+
+def _needs_dra(component: DynamoComponentDeploymentSharedSpec) -> bool:
+    failover = component.failover
+    return component.gms is not None or (failover is not None and failover.effective_mode == "InterPod")
+
+
 def refuse_cluster_dependent(dgd: DynamoGraphDeployment, platform: Platform) -> None:
     """Raise a RenderError for the first component that cannot be rendered offline."""
     for i, component in enumerate(dgd.components):
+        if dra_disabled(platform) and _needs_dra(component):
+            raise RenderError(DRA_REQUIRED_MESSAGE, f"spec.components[{i}].experimental")
         path = f"spec.components[{i}]"
         if component.type == COMPONENT_TYPE_LPX or component.lpx is not None:
             raise RenderError(

@@ -1,8 +1,8 @@
-"""KAI / Volcano gang-scheduler integration on Grove cliques.
+"""Operator switches the Grove pathway reads: KAI / Volcano gang-scheduler integration, DRA.
 
-The platform model does not expose ``orchestrators.kaiScheduler`` / ``volcanoScheduler`` yet, so
-the switches are set on a copy of the orchestrator settings (the renderer reads them by the
-operator's names when present).
+The platform model does not expose ``orchestrators.kaiScheduler`` / ``volcanoScheduler`` / ``dra``
+yet, so the switches are set on a copy of the settings (the renderer reads them by the operator's
+names when present).
 """
 
 from __future__ import annotations
@@ -71,3 +71,10 @@ def test_volcano_integration_sets_scheduler_and_pcs_queue_annotation() -> None:
 def test_kai_and_volcano_together_are_a_render_error() -> None:
     with pytest.raises(RenderError, match="cannot both be enabled"):
         _cliques(_with(kai=True, volcano=True))
+
+
+def test_gms_with_dra_explicitly_disabled_is_a_render_error() -> None:
+    platform = GROVE.model_copy(update={"dra": Toggle(enabled=False)})
+    dgd = graph([component("worker", experimental={"gpuMemoryService": {}})])
+    with pytest.raises(RenderError, match="requires DRA"):
+        render_pod_clique_set(dgd, platform, "n", worker_hash="h")
