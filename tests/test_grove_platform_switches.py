@@ -78,3 +78,11 @@ def test_gms_with_dra_explicitly_disabled_is_a_render_error() -> None:
     dgd = graph([component("worker", experimental={"gpuMemoryService": {}})])
     with pytest.raises(RenderError, match="requires DRA"):
         render_pod_clique_set(dgd, platform, "n", worker_hash="h")
+
+
+@pytest.mark.parametrize(("configured", "expected"), [("30m", "30m0s"), ("2h", "2h0m0s"), ("0s", None)])
+def test_configured_termination_delay_is_rendered_or_omitted_when_zero(configured: str, expected: str | None) -> None:
+    grove = GROVE.orchestrators.grove.model_copy(update={"termination_delay": configured})
+    platform = GROVE.model_copy(update={"orchestrators": GROVE.orchestrators.model_copy(update={"grove": grove})})
+    template = render_pod_clique_set(graph([component("worker")]), platform, "n", worker_hash="h")["spec"]["template"]
+    assert template.get("terminationDelay") == expected
