@@ -283,3 +283,19 @@ def test_standalone_component_deployment_refuses_a_graph():
     with pytest.raises(InputError, match="use DynamoGraphDeployment"):
         run_program(lambda: DynamoComponentDeployment("x", graph_doc()), recording=recording)
     assert recording.resources == []
+
+
+def test_output_where_the_operator_reads_the_value_is_refused_with_its_path():
+    def program():
+        doc = _versioned(graph_doc())
+        doc["spec"]["components"][1]["modelRef"] = {"name": pulumi.Output.from_input("Qwen/Qwen3-0.6B")}
+        return DynamoGraphDeployment(GRAPH, doc)
+
+    recording = Recording()
+    with pytest.raises(InputError) as excinfo:
+        run_program(program, recording=recording)
+    message = str(excinfo.value)
+    if "cannot be pulumi.Outputs" not in message:
+        pytest.fail(f"unexpected error: {message}")
+    assert "spec.components[1].modelRef.name" in message
+    assert recording.resources == []

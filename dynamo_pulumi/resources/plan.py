@@ -34,7 +34,7 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.resources.placement import GpuPlacement
-from dynamo_pulumi.resources.unknowns import OutputTable, park
+from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
 GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
 SpecSource = GraphModel | Mapping[str, Any] | str | Path
@@ -321,6 +321,22 @@ def plan_from_rendered(
     )
 
 
+def _refuse_outputs_read_by_rendering(graph: GraphModel, table: OutputTable, platform: Platform, ns: str) -> None:
+    from dynamo_pulumi.loading import load_graph
+    from dynamo_pulumi.render import render_graph
+
+    def render(wire: dict[str, Any]) -> tuple[list[Any], str]:
+        result = render_graph(load_graph(wire), platform=platform, namespace=ns)
+        return [*result.objects, *result.components], result.worker_hash
+
+    read = read_by_rendering(table, graph.to_wire(), render)
+    if read:
+        raise InputError(
+            "the operator's rendering reads these values (not just copies them), so they cannot be "
+            "pulumi.Outputs; give plain values: " + ", ".join(read)
+        )
+
+
 def plan_graph(
     spec: SpecSource,
     platform: Platform | Mapping[str, Any] | str | Path | None = None,
@@ -338,6 +354,8 @@ def plan_graph(
     ns = namespace or graph.metadata.namespace or "default"
     warnings = validate_graph(graph, resolved)
     result = render_graph(graph, platform=resolved, namespace=ns)
+    if table:
+        _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
     plan = plan_from_rendered(
         graph, list(result.objects), list(result.components), ns, resolved, _owner_from_result(result)
     )

@@ -7,13 +7,15 @@ that only *contains* a token, e.g. ``"--model=<token>"``, becomes an ``Output.co
 
 Consequence, stated in the README: a value known only at deploy time does not take part in the
 worker hash, so when such a value changes the worker workload is updated in place (Kubernetes'
-own rolling update) instead of being recreated under a new hash-suffixed name.
+own rolling update) instead of being recreated under a new hash-suffixed name. Any *other* use of
+an Output's value by the rendering (a model name hashed into a Service name, say) is refused by
+:func:`read_by_rendering`, because it would be computed from the token, not the value.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,10 +31,13 @@ class OutputTable:
     """The Outputs taken out of a spec, by token number."""
 
     outputs: list[pulumi.Output[Any]] = field(default_factory=list)
+    #: Where each Output sat in the user's spec (for messages).
+    paths: list[str] = field(default_factory=list)
 
-    def token_for(self, value: pulumi.Output[Any]) -> str:
+    def token_for(self, value: pulumi.Output[Any], path: str = "") -> str:
         self.outputs.append(value)
-        return f"__dynamo_pulumi_output_{len(self.outputs) - 1}__"
+        self.paths.append(path)
+        return token(len(self.outputs) - 1)
 
     def __bool__(self) -> bool:
         return bool(self.outputs)
@@ -45,7 +50,7 @@ def _is_output(value: Any) -> bool:
 def park(value: Any, table: OutputTable, path: str = "spec") -> Any:
     """A copy of ``value`` with every Output leaf replaced by a token string."""
     if _is_output(value):
-        return table.token_for(value)
+        return table.token_for(value, path)
     if isinstance(value, Mapping):
         result = {}
         for key, item in value.items():
@@ -90,3 +95,48 @@ def restore(value: Any, table: OutputTable) -> Any:
 def has_token(value: Any) -> bool:
     """Does ``value`` (a rendered leaf) still carry a parked Output?"""
     return isinstance(value, str) and bool(_TOKEN_RE.search(value))
+
+
+PROBE = "dynamo-pulumi-probe"
+
+
+def token(index: int) -> str:
+    return f"__dynamo_pulumi_output_{index}__"
+
+
+def replace_text(value: Any, old: str, new: str) -> Any:
+    """A copy of ``value`` with ``old`` replaced by ``new`` in every string (keys included)."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, Mapping):
+        return {replace_text(k, old, new): replace_text(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replace_text(item, old, new) for item in value]
+    return value
+
+
+def read_by_rendering(
+    table: OutputTable,
+    wire: dict[str, Any],
+    render: Callable[[dict[str, Any]], tuple[list[Any], str]],
+) -> list[str]:
+    """Spec paths of the Outputs whose *value* changes what is rendered beyond copying it.
+
+    Rendering is pure, so this is decided by rendering again with one token spelled differently:
+    if the result, with the spelling put back, differs from the first render, the operator's logic
+    read the value (hashed it into a label, parsed it, ...) and a deploy-time value would be
+    rendered wrongly. The worker hash is the one accepted exception (see the module docstring).
+    ``render`` returns the rendered documents and the worker hash.
+    """
+    baseline, base_hash = render(wire)
+    expected = _without_hash(baseline, base_hash)
+    read: list[str] = []
+    for index, path in enumerate(table.paths):
+        probed, probe_hash = render(replace_text(wire, token(index), PROBE))
+        if _without_hash(replace_text(probed, PROBE, token(index)), probe_hash) != expected:
+            read.append(path)
+    return read
+
+
+def _without_hash(documents: list[Any], worker_hash: str) -> list[Any]:
+    return replace_text(documents, worker_hash, "<worker-hash>") if worker_hash else documents
