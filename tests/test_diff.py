@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from resources_fixtures import GRAPH, NS, small_plan
 
 from dynamo_pulumi.diffing import MISSING, diff_plans, field_changes, flatten, path_matches
@@ -197,3 +199,32 @@ def test_removed_component_deletes_its_objects(tmp_path):
     actions = _actions(_diff(tmp_path, old, new))
     assert actions[("DynamoComponentDeployment", "ns1/vllm-disagg-planner-planner")] == "delete"
     assert actions[("Deployment", "ns1/vllm-disagg-planner-planner")] == "delete"
+
+
+# --- properties ---------------------------------------------------------------------------------------
+
+
+_keys = st.sampled_from(["a", "b", "nvidia.com/x", "spec", "0"])
+_leaves = st.one_of(st.integers(-3, 3), st.text(max_size=3), st.booleans(), st.none())
+_trees = st.recursive(
+    _leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=3)),
+    max_leaves=12,
+)
+_objects = st.dictionaries(_keys, _trees, max_size=4)
+
+
+@given(_objects)
+def test_an_object_never_differs_from_itself(obj):
+    assert field_changes(obj, obj) == []
+
+
+@given(_objects, _objects)
+def test_changes_are_exactly_the_differing_leaves(old, new):
+    changes = field_changes(old, new)
+    before, after = flatten(old), flatten(new)
+    assert {c.path for c in changes} == {
+        p for p in set(before) | set(after)
+        if before.get(p, MISSING) != after.get(p, MISSING) or type(before.get(p)) is not type(after.get(p))
+    }
+    assert [(c.path, c.new, c.old) for c in field_changes(new, old)] == [(c.path, c.old, c.new) for c in changes]

@@ -299,3 +299,12 @@ def test_output_where_the_operator_reads_the_value_is_refused_with_its_path():
         pytest.fail(f"unexpected error: {message}")
     assert "spec.components[1].modelRef.name" in message
     assert recording.resources == []
+
+
+def test_a_run_leaves_no_pulumi_state_behind():
+    from pulumi.runtime import settings
+
+    _run()
+    assert settings.get_root_resource() is None
+    assert settings.get_monitor() is None
+    assert pulumi.runtime.get_config("dynamo-pulumi:graph") is None
