@@ -86,7 +86,8 @@ class Path:
 
 
 def _format_value(value: Any) -> str:
-    """Render a bad value the way Go's ``%#v``-ish field errors show it (strings quoted)."""
+    """Render a bad value the way the API server's field errors show it: strings quoted, objects
+    and lists as compact JSON in their field order."""
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, bool):
@@ -96,7 +97,7 @@ def _format_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return str(value)
     try:
-        return json.dumps(value, sort_keys=True, default=str)
+        return json.dumps(value, separators=(",", ":"), default=str)
     except (TypeError, ValueError):
         return repr(value)
 

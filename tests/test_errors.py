@@ -59,3 +59,10 @@ def test_validation_error_lists_every_error_like_kubectl() -> None:
 def test_single_error_prints_on_one_line() -> None:
     exc = GraphValidationError([required("spec.components")], "DynamoComponentDeployment", "c")
     assert str(exc) == 'The DynamoComponentDeployment "c" is invalid: spec.components: Required value'
+
+
+def test_object_values_print_as_compact_json_in_field_order() -> None:
+    err = invalid("spec.topologyConstraint", {"packDomain": "rack", "clusterTopologyName": "t"}, "is immutable")
+    assert str(err) == (
+        'spec.topologyConstraint: Invalid value: {"packDomain":"rack","clusterTopologyName":"t"}: is immutable'
+    )

@@ -88,8 +88,8 @@ def test_component_names_differing_only_in_case_are_rejected() -> None:
 
 def test_identical_component_names_are_a_list_map_duplicate() -> None:
     errors = validate_graph_cel(graph(component("w"), component("w")))
-    assert errors[0] == FieldError(ErrorType.DUPLICATE, "spec.components[1]", "", {"name": "w"})
-    assert str(errors[0]) == 'spec.components[1]: Duplicate value: {"name": "w"}'
+    assert errors[0] == FieldError(ErrorType.DUPLICATE, "spec.components[1]", "", {"name":"w"})
+    assert str(errors[0]) == 'spec.components[1]: Duplicate value: {"name":"w"}'
 
 
 # --- shared component spec -------------------------------------------------------------------------
@@ -309,7 +309,7 @@ def test_transition_rules_match_components_by_name_not_position() -> None:
 
 def dcd(**spec: Any) -> DynamoComponentDeployment:
     base = {"type": "worker", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}}
-    return DynamoComponentDeployment.model_validate({"metadata": {"name": "w"}, "spec": base | spec})
+    return DynamoComponentDeployment.model_validate({"metadata": {"name":"w"}, "spec": base | spec})
 
 
 def test_dcd_rules_are_reported_at_spec() -> None:

@@ -54,7 +54,7 @@ def test_failover_requires_gms() -> None:
 
 def test_failover_mode_must_match_gms_mode() -> None:
     assert errors(gms_worker({"gpuMemoryService": {"mode": "IntraPod"}, "failover": {"mode": "IntraPod"}})) == []
-    assert errors(gms_worker({"gpuMemoryService": {"mode": "IntraPod"}, "failover": {"mode": "InterPod"}})) == [
+    assert errors(gms_worker({"gpuMemoryService": {"mode": "IntraPod"}, "failover": {"mode":"InterPod"}})) == [
         f'{P}.experimental.failover.mode: Invalid value: "InterPod": must match gpuMemoryService.mode "IntraPod"'
     ]
 
@@ -64,7 +64,7 @@ def test_inter_pod_failover_rejects_fractional_gpu_and_non_worker_types() -> Non
     wire = worker(
         type="planner",
         podTemplate=template(fractional),
-        experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}},
+        experimental={"gpuMemoryService": {"mode":"InterPod"}, "failover": {"mode":"InterPod"}},
     )
     found = errors(wire)
     assert f"{P}.experimental.failover: Forbidden: GMS failover is not supported for component type \"planner\"" in found
@@ -75,7 +75,7 @@ def test_inter_pod_failover_rejects_fractional_gpu_and_non_worker_types() -> Non
 
 
 def test_toggling_inter_pod_gms_is_invalid_on_update() -> None:
-    inter = gms_worker({"gpuMemoryService": {"mode": "InterPod"}})
+    inter = gms_worker({"gpuMemoryService": {"mode":"InterPod"}})
     assert update_errors(inter, inter) == []
     assert update_errors(inter, gms_worker({"gpuMemoryService": {}})) == [
         f'{P}.experimental.gpuMemoryService.mode: Invalid value: "": the inter-pod GMS layout cannot be toggled '
@@ -84,7 +84,7 @@ def test_toggling_inter_pod_gms_is_invalid_on_update() -> None:
 
 
 def test_removing_experimental_with_inter_pod_gms_names_the_kind() -> None:
-    inter = gms_worker({"gpuMemoryService": {"mode": "InterPod"}})
+    inter = gms_worker({"gpuMemoryService": {"mode":"InterPod"}})
     inter.pop("name")
     plain = worker()
     plain.pop("name")
@@ -95,10 +95,10 @@ def test_removing_experimental_with_inter_pod_gms_names_the_kind() -> None:
 
 
 def test_toggling_inter_pod_failover_is_invalid_on_update() -> None:
-    gms = {"gpuMemoryService": {"mode": "InterPod"}}
+    gms = {"gpuMemoryService": {"mode":"InterPod"}}
     old = gms_worker(gms)
-    new = gms_worker(gms | {"failover": {"mode": "InterPod"}})
+    new = gms_worker(gms | {"failover": {"mode":"InterPod"}})
     assert update_errors(old, new) == [
-        f'{P}.experimental.failover: Invalid value: {{"mode": "InterPod"}}: inter-pod GMS failover cannot be toggled '
+        f'{P}.experimental.failover: Invalid value: {{"mode":"InterPod"}}: inter-pod GMS failover cannot be toggled '
         "after creation; delete and recreate the DynamoGraphDeployment"
     ]

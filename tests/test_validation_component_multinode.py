@@ -6,11 +6,11 @@ from validation_component_support import P, dgd_ctx, errors, update_errors, work
 
 
 def test_multinode_worker_is_valid() -> None:
-    assert errors(worker(multinode={"nodeCount": 2})) == []
+    assert errors(worker(multinode={"nodeCount":2})) == []
 
 
 def test_multinode_frontend_is_forbidden() -> None:
-    assert errors(worker(type="frontend", multinode={"nodeCount": 2})) == [
+    assert errors(worker(type="frontend", multinode={"nodeCount":2})) == [
         f"{P}.multinode: Forbidden: multinode is supported only for worker, prefill, or decode components"
     ]
 
@@ -22,13 +22,13 @@ def test_multinode_without_type_is_forbidden() -> None:
 
 
 def test_unchanged_legacy_multinode_frontend_is_ratcheted_on_update() -> None:
-    legacy = worker(type="frontend", multinode={"nodeCount": 2})
+    legacy = worker(type="frontend", multinode={"nodeCount":2})
     assert errors(legacy, dgd_ctx("update")) == []
     assert update_errors(legacy, legacy) == []
 
 
 def test_changed_legacy_multinode_frontend_is_rejected_on_update() -> None:
-    old = worker(type="frontend", multinode={"nodeCount": 2})
+    old = worker(type="frontend", multinode={"nodeCount":2})
     new = worker(type="frontend", multinode={"nodeCount": 3})
     assert update_errors(old, new) == [
         f"{P}.multinode: Forbidden: multinode is supported only for worker, prefill, or decode components"
@@ -36,11 +36,11 @@ def test_changed_legacy_multinode_frontend_is_rejected_on_update() -> None:
 
 
 def test_toggling_single_and_multi_node_is_invalid_on_update() -> None:
-    assert update_errors(worker(), worker(multinode={"nodeCount": 2})) == [
-        f'{P}.multinode: Invalid value: {{"nodeCount": 2}}: cannot change node topology between single-node '
+    assert update_errors(worker(), worker(multinode={"nodeCount":2})) == [
+        f'{P}.multinode: Invalid value: {{"nodeCount":2}}: cannot change node topology between single-node '
         "and multi-node after creation"
     ]
-    assert update_errors(worker(multinode={"nodeCount": 2}), worker()) == [
+    assert update_errors(worker(multinode={"nodeCount":2}), worker()) == [
         f"{P}.multinode: Invalid value: null: cannot change node topology between single-node and multi-node after creation"
     ]
 
@@ -50,7 +50,7 @@ def test_removing_legacy_multinode_from_unsupported_type_is_allowed() -> None:
 
 
 def test_node_count_is_immutable() -> None:
-    assert update_errors(worker(multinode={}), worker(multinode={"nodeCount": 2})) == []
-    assert update_errors(worker(multinode={"nodeCount": 2}), worker(multinode={"nodeCount": 4})) == [
+    assert update_errors(worker(multinode={}), worker(multinode={"nodeCount":2})) == []
+    assert update_errors(worker(multinode={"nodeCount":2}), worker(multinode={"nodeCount": 4})) == [
         f"{P}.multinode.nodeCount: Invalid value: 4: field is immutable"
     ]

@@ -86,8 +86,8 @@ def test_forced_scaling_group_cannot_be_toggled() -> None:
 def test_topology_constraint_is_immutable() -> None:
     rack = worker(topologyConstraint={"packDomain": "rack"})
     assert update_errors(rack, rack) == []
-    assert update_errors(rack, worker(topologyConstraint={"packDomain": "zone"})) == [
-        f'{P}.topologyConstraint: Invalid value: {{"packDomain": "zone"}}: is immutable and cannot be added, removed, '
+    assert update_errors(rack, worker(topologyConstraint={"packDomain":"zone"})) == [
+        f'{P}.topologyConstraint: Invalid value: {{"packDomain":"zone"}}: is immutable and cannot be added, removed, '
         "or changed after creation; delete and recreate the DynamoGraphDeployment to change topology constraints"
     ]
     assert update_errors(rack, worker()) == [
