@@ -113,9 +113,9 @@ def test_role_templates_cannot_be_combined_with_gms_or_failover() -> None:
 def test_role_names_are_immutable_on_update() -> None:
     old = mn(roles=[{"name": "leader"}, {"name": "worker"}])
     assert update_errors(old, old) == []
-    new = mn(roles=[{"name":"leader"},{"name":"head"}])
+    new = mn(roles=[{"name": "leader"}, {"name": "head"}])
     assert update_errors(old, new) == [
-        f'{P}.roles: Invalid value: [{{"name": "leader"}}, {{"name": "head"}}]: role names are immutable after creation'
+        f'{P}.roles: Invalid value: [{{"name":"leader"}},{{"name":"head"}}]: role names are immutable after creation'
     ]
 
 
