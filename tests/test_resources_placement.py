@@ -63,3 +63,13 @@ def test_a_component_requesting_the_gpu_resource_is_a_gpu_component():
         {"name": "main", "resources": {"limits": {"amd.com/gpu": 1}}}]}}}
     assert GpuPlacement(gpu_resource_name="amd.com/gpu").targets(frontend)
     assert not GpuPlacement().targets(frontend)
+
+
+def test_pool_gpu_resource_name_replaces_the_default_gpu_resource():
+    wire = graph_doc()
+    wire["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]["resources"] = {
+        "limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1", "cpu": "4"}}
+    GpuPlacement(gpu_resource_name="nvidia.com/mig-3g.40gb").apply(wire)
+    resources = wire["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]["resources"]
+    assert resources == {"limits": {"nvidia.com/mig-3g.40gb": "1"},
+                         "requests": {"nvidia.com/mig-3g.40gb": "1", "cpu": "4"}}

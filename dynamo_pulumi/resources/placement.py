@@ -25,7 +25,9 @@ class GpuPlacement:
 
     node_selector: Mapping[str, Any] = field(default_factory=dict)
     tolerations: Sequence[Mapping[str, Any]] = ()
-    #: Extended resource that marks a component as a GPU component (and that the pool offers).
+    #: The extended resource the pool offers (``nvidia.com/gpu``, a MIG profile such as
+    #: ``nvidia.com/mig-3g.40gb``, ``amd.com/gpu``). GPU components' ``nvidia.com/gpu`` requests
+    #: and limits are rewritten to it.
     gpu_resource_name: str = DEFAULT_GPU_RESOURCE
     #: Explicit component names; when empty, GPU components are found from the spec.
     components: Sequence[str] = ()
@@ -36,16 +38,19 @@ class GpuPlacement:
         return component.get("type") in WORKER_COMPONENT_TYPES or self._requests_gpu(component)
 
     def _requests_gpu(self, component: Mapping[str, Any]) -> bool:
-        pod = (component.get("podTemplate") or {}).get("spec") or {}
-        for container in pod.get("containers") or []:
-            resources = container.get("resources") or {}
-            for section in ("limits", "requests"):
-                if self.gpu_resource_name in (resources.get(section) or {}):
-                    return True
-        return False
+        wanted = {DEFAULT_GPU_RESOURCE, self.gpu_resource_name}
+        return any(wanted & set(amounts) for amounts in _resource_sections(component))
+
+    def _rename_gpu_resource(self, component: Mapping[str, Any]) -> None:
+        if self.gpu_resource_name == DEFAULT_GPU_RESOURCE:
+            return
+        for amounts in _resource_sections(component):
+            if DEFAULT_GPU_RESOURCE in amounts and self.gpu_resource_name not in amounts:
+                amounts[self.gpu_resource_name] = amounts.pop(DEFAULT_GPU_RESOURCE)
 
     def apply_to_component(self, component: dict[str, Any]) -> None:
         """Merge into the component's podTemplate: user-written keys win over the pool's."""
+        self._rename_gpu_resource(component)
         pod = component.setdefault("podTemplate", {}).setdefault("spec", {})
         if self.node_selector:
             pod["nodeSelector"] = {**dict(self.node_selector), **(pod.get("nodeSelector") or {})}
@@ -64,6 +69,16 @@ class GpuPlacement:
                 self.apply_to_component(component)
                 placed.append(str(component.get("name", "")))
         return placed
+
+
+def _resource_sections(component: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The ``limits``/``requests`` mappings of every container of the component's pod template."""
+    pod = (component.get("podTemplate") or {}).get("spec") or {}
+    sections = []
+    for container in pod.get("containers") or []:
+        resources = container.get("resources") or {}
+        sections += [resources[name] for name in ("limits", "requests") if isinstance(resources.get(name), dict)]
+    return sections
 
 
 def gpu_node_pool(
