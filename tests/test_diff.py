@@ -228,3 +228,19 @@ def test_changes_are_exactly_the_differing_leaves(old, new):
         if before.get(p, MISSING) != after.get(p, MISSING) or type(before.get(p)) is not type(after.get(p))
     }
     assert [(c.path, c.new, c.old) for c in field_changes(new, old)] == [(c.path, c.old, c.new) for c in changes]
+
+
+def test_added_component_on_grove_replaces_the_podcliqueset_and_creates_its_service(tmp_path):
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    old = yaml.safe_load((examples / "multinode-grove" / "graph.yaml").read_text())
+    new = yaml.safe_load(yaml.safe_dump(old))
+    planner = _component(yaml.safe_load((examples / "disaggregated-planner" / "graph.yaml").read_text()), "Planner")
+    new["spec"]["components"].append(planner)
+    diff = _diff(tmp_path, old, new, GROVE)
+    pcs = diff.find(":PodCliqueSet", "ns1/vllm-multinode")
+    assert pcs.action == "replace" and pcs.delete_before_replace
+    assert "spec.template.cliques[*].name" in pcs.reasons[0]
+    actions = _actions(diff)
+    assert actions[("DynamoComponentDeployment", "ns1/vllm-multinode-planner")] == "create"
+    assert actions[("Service", "ns1/vllm-multinode-planner")] == "create"
+    assert "delete" not in actions.values()
