@@ -119,3 +119,24 @@ def test_v1alpha1_graph_file_is_converted_and_registered():
     assert dgd.plan.graph.api_version == "nvidia.com/v1beta1"
     assert len(rec.by_type(DCD_TYPE)) == len(dgd.plan.components) >= 2
     assert rec.by_type("kubernetes:apps/v1:Deployment")
+
+
+def test_epp_graph_puts_inference_pool_and_configs_at_graph_level(tmp_path):
+    import yaml
+
+    source = CORPUS / "vllm-gaie-v1beta1-agg.yaml"
+    if not source.is_file():
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    doc = yaml.safe_load(source.read_text())
+    for component in doc["spec"]["components"]:  # its images carry placeholder tags
+        component["runtimeVersionOverride"] = "1.3.0"
+    path = tmp_path / "epp.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    rec, _ = run_program(lambda: DynamoGraphDeployment("qwen", str(path), namespace=NS))
+    (dgd,) = rec.by_type(DGD_TYPE)
+    (pool,) = rec.by_type("kubernetes:inference.networking.k8s.io/v1:InferencePool")
+    assert pool.parent_urn == dgd.urn and pool.custom
+    config_maps = rec.by_type("kubernetes:core/v1:ConfigMap")
+    assert config_maps and all(c.parent_urn == dgd.urn for c in config_maps)
+    epp = next(r for r in rec.by_type(DCD_TYPE) if r.name.endswith("-epp"))
+    assert {r.type for r in rec.children_of(epp.urn)} == {"kubernetes:apps/v1:Deployment", "kubernetes:core/v1:Service"}
