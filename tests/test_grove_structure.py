@@ -271,3 +271,10 @@ def test_opaque_leaf_values_pass_through_grove_cliques_as_the_same_objects() -> 
         assert pod["nodeSelector"] is selector
         assert next(e for e in pod["containers"][0]["env"] if e["name"] == "TOKEN")["value"] is value
         assert pod["initContainers"][-1]["image"] is image
+
+
+def test_completed_restart_annotates_every_clique_with_the_restart_id() -> None:
+    dgd = graph([component("frontend", "frontend"), component("worker", multinode={"nodeCount": 2})],
+                restart={"id": "r-2"})
+    cliques = render_pod_clique_set(dgd, GROVE, "n", worker_hash="h")["spec"]["template"]["cliques"]
+    assert {c["annotations"]["nvidia.com/restartAt"] for c in cliques} == {"r-2"}
