@@ -103,3 +103,14 @@ def test_preview_as_a_subprocess_exits_cleanly_with_empty_stderr():
     assert result.returncode == 0, result.stderr
     assert "dynamo:index:DynamoGraphDeployment" in result.stdout
     assert result.stderr == ""
+
+
+def test_diff_detailed_exitcode_tells_ci_whether_anything_changes(tmp_path, capsys):
+    graph = str(default_graph_path())
+    assert main(["diff", graph, graph, "--detailed-exitcode"]) == 0
+    assert "0 to create, 0 to update, 0 to replace, 0 to delete" in capsys.readouterr().out
+    new = yaml.safe_load(default_graph_path().read_text())
+    new["spec"]["components"][0]["replicas"] = 3
+    (tmp_path / "new.yaml").write_text(yaml.safe_dump(new))
+    assert main(["diff", graph, str(tmp_path / "new.yaml"), "--detailed-exitcode"]) == 2
+    assert main(["diff", graph, str(tmp_path / "new.yaml")]) == 0

@@ -29,6 +29,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--platform", help="platform YAML (operator configuration and cluster facts)")
     parser.add_argument("--namespace", help="Kubernetes namespace (default: metadata.namespace or 'default')")
     parser.add_argument("--all", action="store_true", help="also list unchanged resources")
+    parser.add_argument(
+        "--detailed-exitcode",
+        action="store_true",
+        help="exit 2 when anything would change (0 when nothing would), for CI gates",
+    )
     parser.set_defaults(run=run)
 
 
@@ -65,5 +70,7 @@ def format_diff(diff: GraphDiff, show_all: bool = False) -> str:
 def run(args: argparse.Namespace) -> int:
     old = plan(args.old, args.namespace, args.platform)
     new = plan(args.new, args.namespace, args.platform)
-    print(format_diff(diff_plans(old, new), args.all))
-    return 0
+    diff = diff_plans(old, new)
+    print(format_diff(diff, args.all))
+    changed = any(c.action != "same" for c in diff.changes)
+    return 2 if args.detailed_exitcode and changed else 0
