@@ -464,3 +464,33 @@ def test_alpha_service_labels_annotations_and_sub_type_reach_the_cliques() -> No
         assert cliques[name]["labels"]["nvidia.com/label1"] == "label1"
         assert cliques[name]["annotations"]["nvidia.com/annotation1"] == "annotation1"
         assert cliques[name]["labels"]["nvidia.com/dynamo-namespace"] == "n-test-dynamo-graph-deployment"
+
+
+# --- every worked example is a PCS the Grove CRD accepts ---------------------------------------------
+
+
+def _examples() -> dict[str, Any]:
+    failover = component(
+        "worker", replicas=2,
+        experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod", "numShadows": 1}},
+        container=main_container(gpus=4, command=["python3", "-m", "dynamo.vllm"]))
+    intra = component("Worker", experimental={"gpuMemoryService": {}, "failover": {}},
+                      container=main_container(gpus=2, command=["python3", "-m", "dynamo.vllm"]))
+    return {
+        "sglang-multinode": _sglang_multinode(),
+        "inter-pod-gms": _inter_pod_gms(nodes=3),
+        "inter-pod-failover": graph([failover], backendFramework="vllm"),
+        "intra-pod-failover": graph([intra], backendFramework="vllm"),
+        "forced-group": graph([component("w", replicas=3, experimental={"grove": {"forceScalingGroup": True}})]),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_examples()))
+def test_worked_example_validates_against_the_grove_crd(name: str, conformance_dir: Any) -> None:
+    import jsonschema
+    import yaml
+
+    crd = yaml.safe_load((conformance_dir / "crds" / "grove.io_podcliquesets.yaml").read_text())
+    schema = next(v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1")["schema"]["openAPIV3Schema"]
+    errors = list(jsonschema.Draft7Validator(schema).iter_errors(_pcs(_examples()[name])))
+    assert [f"{list(e.absolute_path)}: {e.message}" for e in errors] == []
