@@ -1,14 +1,16 @@
 """Pod specs for cliques: the shared pod assembly, then the Grove-only GMS/failover transforms.
 
-Every clique's pod spec comes from the pod assembly (:func:`dynamo_pulumi.render.pod.build_pod_template`)
+Every clique's pod spec comes from the pod assembly (:func:`dynamo_pulumi.render.pod.build_pod_spec`)
 with pathway ``grove``, the clique's role and the Grove multinode wiring, exactly as the operator
 calls ``GenerateBasePodSpec`` for each role. Then, per role:
 
 * GMS weight-server cliques: the single-node main pod turned into the rank's weight server;
 * inter-pod GMS engine cliques: engine env and the shared host-path/claim resources;
-* intra-pod GMS and intra-pod failover are part of the base pod in the operator; they are applied
-  here only when the assembly has not already done so (both steps are guarded by what the pod
-  spec already contains).
+* intra-pod GMS and intra-pod failover are the last steps of the operator's base pod. The shared
+  assembly does not render them, so the pod is assembled without those two blocks and they are
+  applied here (each step is skipped if the pod already shows it, should the assembly add them).
+
+Containers then get ``resources: {}`` where unset, as the operator's Go structs serialise.
 
 The assembly is passed in as a callable so the Grove structure can be rendered and tested on its
 own; :func:`default_pod_spec_builder` is the real one.
