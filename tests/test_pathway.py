@@ -94,3 +94,30 @@ def test_component_workload_is_lws_only_for_multinode_with_lws_on() -> None:
     assert component_workload(multinode, _platform(lws=True)) is ComponentWorkload.LEADER_WORKER_SET
     assert component_workload(multinode, _platform()) is ComponentWorkload.DEPLOYMENT
     assert component_workload(single, _platform(lws=True)) is ComponentWorkload.DEPLOYMENT
+
+
+# --- through the public pipeline ------------------------------------------------------------------
+
+
+def _workload_kinds(graph: DynamoGraphDeployment, platform: Platform) -> set[str]:
+    from dynamo_pulumi.render import render_graph
+
+    kinds = {o["kind"] for o in render_graph(graph, platform).objects}
+    return kinds & {"PodCliqueSet", "Deployment", "LeaderWorkerSet"}
+
+
+def _image_graph(annotations: dict[str, str] | None = None, node_count: int | None = None) -> DynamoGraphDeployment:
+    graph = _graph(annotations, node_count).to_wire()
+    graph["spec"]["components"][0]["podTemplate"] = {"spec": {"containers": [
+        {"name": "main", "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0",
+         "command": ["python3", "-m", "dynamo.vllm"], "args": ["--model", "m"]}]}}
+    return DynamoGraphDeployment.model_validate(graph)
+
+
+def test_render_graph_routes_grove_graphs_to_one_pod_clique_set() -> None:
+    assert _workload_kinds(_image_graph(node_count=2), _platform(grove=True, lws=True)) == {"PodCliqueSet"}
+
+
+def test_render_graph_honours_the_grove_opt_out() -> None:
+    graph = _image_graph({"nvidia.com/enable-grove": "false"}, node_count=2)
+    assert _workload_kinds(graph, _platform(grove=True, lws=True)) == {"LeaderWorkerSet"}
