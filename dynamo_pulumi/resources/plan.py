@@ -170,13 +170,9 @@ def _placed(graph: GraphModel, placement: GpuPlacement, table: OutputTable) -> G
 
 def validate_graph(graph: GraphModel, platform: Platform) -> list[str]:
     """Admission parity: raises GraphValidationError with every field error; returns warnings."""
-    from dynamo_pulumi import validation
+    from dynamo_pulumi.validation import check
 
-    check = getattr(validation, "check", None)
-    if check is None:  # validation package still being assembled in this tree
-        return []
-    result = check(graph, platform)
-    return [str(w) for w in result] if isinstance(result, list) else []
+    return [str(warning) for warning in check(graph, platform)]
 
 
 # --- grouping ---------------------------------------------------------------------------------------
@@ -210,17 +206,8 @@ def pulumi_name(obj: Mapping[str, Any], worker_hash: str, namespace: str) -> str
     return f"{ns}/{name}"
 
 
-def _owner_from_result(result: Any) -> Any:
-    """The renderer's own object -> component map, when it provides one."""
-    for attr in ("owners", "component_of", "owner_of", "object_components"):
-        value = getattr(result, attr, None)
-        if value is not None:
-            return value
-    return None
-
-
 def _owner_of(obj: Mapping[str, Any], index: int, explicit: Any, components: Mapping[str, ComponentPlan]) -> str | None:
-    """The component owning ``obj``: the renderer's word first, then the component label.
+    """The component owning ``obj``: the renderer's ``owners[index]`` first, then the label.
 
     The renderer leaves Grove-pathway Services and scaling adapters at graph level (the operator
     creates them from the DGD controller); a Pulumi user expects them under their component, so
@@ -357,7 +344,7 @@ def plan_graph(
     if table:
         _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
     plan = plan_from_rendered(
-        graph, list(result.objects), list(result.components), ns, resolved, _owner_from_result(result)
+        graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
     )
     plan.outputs = table
     plan.warnings = warnings
