@@ -10,10 +10,12 @@ refusal fails the run.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
@@ -84,8 +86,22 @@ def render_corpus_graph(name: str) -> list[dict[str, Any]]:
 
 #: file -> the only schema problem its published placeholders cause (admission does not catch it).
 EXPECTED_INVALID_OBJECTS = {
-    "recipes-qwen3.6-35b-dynamo-fd-ec.yaml": "'${HW_NODE_SELECTOR}' is not of type 'object'",
+    "recipes-qwen3.6-35b-dynamo-fd-ec.yaml": "'${HW_",
 }
+CRDS = CORPUS.parent / "crds"
+CRD_FILES = {
+    ("nvidia.com/v1beta1", "DynamoComponentDeployment"): "nvidia.com_dynamocomponentdeployments.yaml",
+    ("nvidia.com/v1alpha1", "DynamoGraphDeploymentScalingAdapter"): "nvidia.com_dynamographdeploymentscalingadapters.yaml",
+}
+
+
+@functools.cache
+def crd_validator(api_version: str, kind: str) -> jsonschema.Draft7Validator:
+    """A validator for the CRD's ``openAPIV3Schema`` of that version."""
+    crd = yaml.safe_load((CRDS / CRD_FILES[(api_version, kind)]).read_text())
+    version = api_version.split("/")[1]
+    schema = next(v for v in crd["spec"]["versions"] if v["name"] == version)["schema"]["openAPIV3Schema"]
+    return jsonschema.Draft7Validator(schema)
 
 
 def pod_templates(objects: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
@@ -139,11 +155,25 @@ def test_every_built_in_object_is_valid_kubernetes_1_34_strict(
                 kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
             except kubernetes_validate.ValidationError as exc:
                 problems.append(f"{obj['kind']}/{obj['metadata']['name']}: {exc.message} at {list(exc.path)}")
+    assert_only_expected(corpus_file, problems)
+
+
+def assert_only_expected(corpus_file: str, problems: list[str]) -> None:
     expected = EXPECTED_INVALID_OBJECTS.get(corpus_file)
     if expected is not None:
         assert problems and all(expected in p for p in problems), problems
     else:
         assert problems == []
+
+
+def test_every_dynamo_resource_matches_its_crd_schema(corpus_file: str, rendered: list[dict[str, Any]]) -> None:
+    problems = []
+    for obj in rendered:
+        key = (obj["apiVersion"], obj["kind"])
+        if key in CRD_FILES:
+            for error in crd_validator(*key).iter_errors(obj):
+                problems.append(f"{obj['kind']}/{obj['metadata']['name']}: {error.message} at {list(error.path)}")
+    assert_only_expected(corpus_file, problems)
 
 
 def test_every_deployment_selector_matches_its_pod_labels(rendered: list[dict[str, Any]]) -> None:
