@@ -312,3 +312,20 @@ def test_no_ingress_without_a_class_name_in_config() -> None:
     graph = dgd(EXAMPLE_3)
     objects = render_graph(graph, Platform()).objects
     assert not [o for o in objects if o["kind"] in ("Ingress", "VirtualService")]
+
+
+def test_virtual_service_gateway_in_config_gives_frontends_a_virtual_service() -> None:
+    graph = dgd(EXAMPLE_3)
+    platform = Platform.model_validate({"ingress": {"virtualServiceGateway": "istio-system/gw"}})
+    objects = render_graph(graph, platform).objects
+    vs = find(objects, "VirtualService", "test-dynamographdeployment-service1")
+    assert vs["spec"]["hosts"] == ["test-dynamographdeployment.local"]
+    assert vs["spec"]["gateways"] == ["istio-system/gw"]
+    assert not [o for o in objects if o["kind"] == "Ingress"]
+
+
+def test_namespace_defaults_to_the_graph_metadata_namespace() -> None:
+    text = EXAMPLE_3.replace("namespace: default", "namespace: team-b")
+    result = render_graph(dgd(text), Platform())
+    assert {o["metadata"]["namespace"] for o in result.objects + result.components} == {"team-b"}
+    assert result.components[0]["metadata"]["labels"]["nvidia.com/dynamo-namespace"] == "team-b-test-dynamographdeployment"
