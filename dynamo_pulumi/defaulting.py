@@ -11,7 +11,12 @@ DGD, every operation:
     ``nodeCount - 1``;
   * ``providerOverride.target`` filled (root, component, leader/worker roles) when the provider
     context resolves to exactly one target;
-  * on the Grove provider, component ``minAvailable`` nil -> 1.
+  * on the Grove provider, only for a DGD that still uses the legacy component ``minAvailable``
+    somewhere (an existing legacy deployment), component ``minAvailable`` nil -> 1 where the
+    component has no native minimum either. A new Grove DGD without any legacy minimum is left
+    alone: the omitted native minimum resolves to 1 at render time
+    (:func:`effective_min_available`) and no provider override is created (seed reference,
+    ``minAvailable``).
 DGD create only: annotation ``nvidia.com/workload-provider`` stamped from routing intent (a
 user-supplied value is overwritten), and ``nvidia.com/dynamo-operator-origin-version`` set to the
 operator version when absent. On update the provider is read from the existing annotation; when
@@ -54,6 +59,7 @@ TARGET_POD_CLIQUE_SET = "PodCliqueSet"
 TARGET_POD_CLIQUE_TEMPLATE_SPEC = "PodCliqueTemplateSpec"
 TARGET_POD_CLIQUE_SCALING_GROUP_CONFIG = "PodCliqueScalingGroupConfig"
 COMPONENT_TYPE_LPX = "lpx"
+DEFAULT_MIN_AVAILABLE = 1
 
 
 def role_scope(role_name: str) -> str | None:
@@ -89,6 +95,37 @@ def expected_target(
     return None, f'unsupported provider override scope "{scope}"'
 
 
+def has_legacy_min_available(dgd: DynamoGraphDeployment) -> bool:
+    """Any component still carries the deprecated ``minAvailable`` field."""
+    return any(c.min_available is not None for c in dgd.components)
+
+
+def native_min_available(comp: ComponentSpecFields) -> int | None:
+    """The native minimum of a component's Grove provider override, when present and well-formed.
+
+    ``minAvailable`` (scaling-group config) or ``spec.minAvailable`` (PodClique template); both owner
+    shapes hold the same immutable minimum, so either is read regardless of the target.
+    """
+    po = comp.provider_override
+    if po is None or po.api_version != GROVE_API_VERSION or not isinstance(po.value, dict):
+        return None
+    minimum = po.value.get("minAvailable")
+    if minimum is None:
+        spec = po.value.get("spec")
+        minimum = spec.get("minAvailable") if isinstance(spec, dict) else None
+    if isinstance(minimum, bool) or not isinstance(minimum, int):
+        return None
+    return minimum
+
+
+def effective_min_available(comp: ComponentSpecFields) -> int:
+    """The component's effective Grove minimum: legacy field, else native override value, else 1."""
+    if comp.min_available is not None:
+        return comp.min_available
+    native = native_min_available(comp)
+    return native if native is not None else DEFAULT_MIN_AVAILABLE
+
+
 def default_graph(
     dgd: DynamoGraphDeployment, platform: Platform | None = None, operation: Operation = "create"
 ) -> DynamoGraphDeployment:
@@ -104,7 +141,8 @@ def default_graph(
     if root_po is not None:
         spec_update["provider_override"] = _default_target(root_po, provider, SCOPE_ROOT, None)
     if dgd.spec.components is not None:
-        spec_update["components"] = [_default_component(c, provider) for c in dgd.spec.components]
+        legacy = has_legacy_min_available(dgd)
+        spec_update["components"] = [_default_component(c, provider, legacy) for c in dgd.spec.components]
 
     metadata = dgd.metadata
     if annotations != dgd.annotations:
@@ -144,13 +182,18 @@ def _default_workload_provider(
 
 
 def _default_component(
-    comp: DynamoComponentDeploymentSharedSpec, provider: str | None
+    comp: DynamoComponentDeploymentSharedSpec, provider: str | None, legacy_minimum: bool
 ) -> DynamoComponentDeploymentSharedSpec:
     update: dict[str, object] = {}
     if comp.replicas is None:
         update["replicas"] = 1
-    if provider == WORKLOAD_PROVIDER_GROVE and comp.min_available is None:
-        update["min_available"] = 1
+    if (
+        legacy_minimum
+        and provider == WORKLOAD_PROVIDER_GROVE
+        and comp.min_available is None
+        and native_min_available(comp) is None
+    ):
+        update["min_available"] = DEFAULT_MIN_AVAILABLE
     if comp.provider_override is not None:
         po = _default_target(comp.provider_override, provider, SCOPE_COMPONENT, comp)
         if po is not comp.provider_override:

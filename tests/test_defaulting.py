@@ -6,7 +6,12 @@ import copy
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.defaulting import default_component_deployment, default_graph, expected_target
+from dynamo_pulumi.defaulting import (
+    default_component_deployment,
+    default_graph,
+    effective_min_available,
+    expected_target,
+)
 from dynamo_pulumi.platform import Platform
 
 GROVE = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}, "operatorVersion": "1.6.0"})
@@ -98,12 +103,52 @@ def test_update_leaves_provider_unselected_when_absent() -> None:
 def test_update_reads_existing_provider() -> None:
     dgd = default_graph(load(graph({"name": "a"}, annotations={PROVIDER: "grove"})), NO_GROVE, "update")
     assert dgd.annotations[PROVIDER] == "grove"
-    assert dgd.components[0].min_available == 1
+    # A DGD without any legacy minimum gets none stamped (seed: resolved to 1 at render time).
+    assert dgd.components[0].min_available is None
 
 
-def test_min_available_defaults_to_one_only_on_grove() -> None:
-    assert default_graph(load(graph({"name": "a"})), GROVE).components[0].min_available == 1
-    assert default_graph(load(graph({"name": "a"})), NO_GROVE).components[0].min_available is None
+def test_new_grove_dgd_gets_no_min_available_and_no_provider_override() -> None:
+    """Seed: new Grove DGDs without a legacy minimum resolve the omitted native minimum to 1 during
+    rendering, without creating a provider override."""
+    dgd = default_graph(load(graph({"name": "a"})), GROVE)
+    assert dgd.annotations[PROVIDER] == "grove"
+    assert dgd.components[0].min_available is None
+    assert dgd.components[0].provider_override is None
+    assert effective_min_available(dgd.components[0]) == 1
+
+
+def test_legacy_grove_dgd_retains_the_default_of_one() -> None:
+    """Seed: existing legacy deployments retain the field and its default of 1 (only on Grove, and
+    not where the component already carries a native minimum)."""
+    native = {
+        "apiVersion": "grove.io/v1alpha1",
+        "target": "PodCliqueTemplateSpec",
+        "value": {"spec": {"minAvailable": 2}},
+    }
+    wire = graph(
+        {"name": "a", "minAvailable": 2, "replicas": 2},
+        {"name": "b"},
+        {"name": "c", "replicas": 2, "providerOverride": native},
+    )
+    dgd = default_graph(load(wire), GROVE)
+    assert [c.min_available for c in dgd.components] == [2, 1, None]
+    assert [effective_min_available(c) for c in dgd.components] == [2, 1, 2]
+    assert [c.min_available for c in default_graph(load(wire), NO_GROVE).components] == [2, None, None]
+
+
+def test_effective_min_available_reads_both_native_shapes() -> None:
+    comp = load(
+        graph(
+            {
+                "name": "a",
+                "multinode": {"nodeCount": 2},
+                "providerOverride": {"apiVersion": "grove.io/v1alpha1", "value": {"minAvailable": 3}},
+            }
+        )
+    ).components[0]
+    assert effective_min_available(comp) == 3
+    wrong_api = comp.provider_override.model_copy(update={"api_version": "apps/v1"})  # type: ignore[union-attr]
+    assert effective_min_available(comp.model_copy(update={"provider_override": wrong_api})) == 1
 
 
 def test_min_available_is_not_rewritten_when_scaled_to_zero() -> None:

@@ -88,7 +88,7 @@ def test_component_names_differing_only_in_case_are_rejected() -> None:
 
 def test_identical_component_names_are_a_list_map_duplicate() -> None:
     errors = validate_graph_cel(graph(component("w"), component("w")))
-    assert errors[0] == FieldError(ErrorType.DUPLICATE, "spec.components[1]", "", {"name":"w"})
+    assert errors[0] == FieldError(ErrorType.DUPLICATE, "spec.components[1]", "", {"name": "w"})
     assert str(errors[0]) == 'spec.components[1]: Duplicate value: {"name":"w"}'
 
 
@@ -280,9 +280,13 @@ def test_min_available_is_immutable_once_set() -> None:
     assert validate_graph_cel(graph(component(replicas=2, minAvailable=2)), old=old) == [
         cel("spec.components[0]", "object", "minAvailable is immutable after creation")
     ]
-    assert validate_graph_cel(graph(component(replicas=2)), old=old) == [
-        cel("spec.components[0]", "object", "minAvailable is immutable after creation")
-    ]
+
+
+def test_legacy_min_available_may_be_removed_to_migrate_to_the_native_form() -> None:
+    """Seed: the *effective* minimum is immutable, including when migrating to the native form, so
+    CEL cannot reject removing the legacy field (the webhook compares effective values)."""
+    old = graph(component(replicas=2, minAvailable=2))
+    assert validate_graph_cel(graph(component(replicas=2)), old=old) == []
 
 
 def test_min_available_may_be_added_later() -> None:
@@ -309,7 +313,7 @@ def test_transition_rules_match_components_by_name_not_position() -> None:
 
 def dcd(**spec: Any) -> DynamoComponentDeployment:
     base = {"type": "worker", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}}
-    return DynamoComponentDeployment.model_validate({"metadata": {"name":"w"}, "spec": base | spec})
+    return DynamoComponentDeployment.model_validate({"metadata": {"name": "w"}, "spec": base | spec})
 
 
 def test_dcd_rules_are_reported_at_spec() -> None:

@@ -13,7 +13,9 @@ from dynamo_pulumi.validation.provider_override import validate_root_provider_ov
 TOPOLOGY = {"topologyConstraint": {"packDomain": "rack"}}
 
 
-def po(target: str | None = "PodCliqueTemplateSpec", value: Any = None, api: str = "grove.io/v1alpha1") -> dict[str, Any]:
+def po(
+    target: str | None = "PodCliqueTemplateSpec", value: Any = None, api: str = "grove.io/v1alpha1"
+) -> dict[str, Any]:
     out: dict[str, Any] = {"apiVersion": api, "value": TOPOLOGY if value is None else value}
     if target is not None:
         out["target"] = target
@@ -101,9 +103,9 @@ def test_clique_native_minimum_must_be_positive_int32() -> None:
 
 def test_scaling_group_minimum_null_is_required() -> None:
     value = {"minAvailable": None}
-    assert errors(multinode_worker(providerOverride=po("PodCliqueScalingGroupConfig", value)), grove_ctx()) == [
-        f"{P}.providerOverride.value.minAvailable: Required value: is required"
-    ]
+    assert errors(
+        multinode_worker(providerOverride=po("PodCliqueScalingGroupConfig", value)), grove_ctx()
+    ) == [f"{P}.providerOverride.value.minAvailable: Required value: is required"]
 
 
 def test_rolling_update_accepts_only_max_unavailable() -> None:
@@ -131,7 +133,9 @@ def test_rollout_budget_under_on_delete_strategy_is_forbidden() -> None:
 
 def test_coherent_budget_below_min_available_is_invalid() -> None:
     ctx = grove_ctx(annotations={"nvidia.com/grove-update-strategy": "Coherent"})
-    wire = worker(replicas=4, minAvailable=2, providerOverride=po(value={"rollingUpdate": {"maxUnavailable": 1}}))
+    wire = worker(
+        replicas=4, minAvailable=2, providerOverride=po(value={"rollingUpdate": {"maxUnavailable": 1}})
+    )
     assert errors(wire, ctx) == [
         f"{P}.providerOverride.value.rollingUpdate.maxUnavailable: Invalid value: 1: must not be less than "
         "minAvailable (2) under the Coherent update strategy"
@@ -164,11 +168,19 @@ def test_role_override_on_inter_pod_gms_component_is_forbidden() -> None:
 def test_root_override_accepts_only_template_topology() -> None:
     ctx = grove_ctx()
     good = ProviderOverride.model_validate(
-        {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueSet", "value": {"spec": {"template": TOPOLOGY}}}
+        {
+            "apiVersion": "grove.io/v1alpha1",
+            "target": "PodCliqueSet",
+            "value": {"spec": {"template": TOPOLOGY}},
+        }
     )
     assert validate_root_provider_override(good, Path("spec", "providerOverride"), ctx) == []
     bad = ProviderOverride.model_validate(
-        {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueSet", "value": {"spec": {"replicas": 2, "template": {}}}}
+        {
+            "apiVersion": "grove.io/v1alpha1",
+            "target": "PodCliqueSet",
+            "value": {"spec": {"replicas": 2, "template": {}}},
+        }
     )
     assert [str(e) for e in validate_root_provider_override(bad, Path("spec", "providerOverride"), ctx)] == [
         "spec.providerOverride.value.spec.replicas: Forbidden: is Dynamo-owned or not enabled for provider override",
@@ -187,3 +199,54 @@ def test_override_api_version_and_target_are_immutable_on_update() -> None:
 
 def test_adding_an_override_on_update_is_not_an_identity_change() -> None:
     assert update_errors(worker(), worker(providerOverride=po())) == []
+
+
+# --- Coherent strategy end to end; role-scope minimum --------------------------------------------
+
+
+def _coherent_graph(component: dict[str, Any]) -> Any:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+
+    return DynamoGraphDeployment.model_validate(
+        {
+            "metadata": {"name": "g", "annotations": {"nvidia.com/grove-update-strategy": "Coherent"}},
+            "spec": {"backendFramework": "vllm", "components": [component]},
+        }
+    )
+
+
+def test_coherent_budget_rule_is_reachable_through_validate() -> None:
+    """Seed: the DGD strategy annotation may select Coherent; then the component rollout budget
+    must not be below the effective minimum (legacy field or native override value)."""
+    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.validation import validate
+
+    grove = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
+    budget = {"rollingUpdate": {"maxUnavailable": 1}}
+    legacy = worker(replicas=4, minAvailable=2, providerOverride=po(value=budget))
+    assert [str(e) for e in validate(_coherent_graph(legacy), grove).errors] == [
+        f"{P}.providerOverride.value.rollingUpdate.maxUnavailable: Invalid value: 1: must not be less than "
+        "minAvailable (2) under the Coherent update strategy"
+    ]
+    native = worker(replicas=4, providerOverride=po(value={"spec": {"minAvailable": 3}} | budget))
+    assert [str(e) for e in validate(_coherent_graph(native), grove).errors] == [
+        f"{P}.providerOverride.value.rollingUpdate.maxUnavailable: Invalid value: 1: must not be less than "
+        "minAvailable (3) under the Coherent update strategy"
+    ]
+    enough = worker(
+        replicas=4,
+        providerOverride=po(value={"spec": {"minAvailable": 2}, "rollingUpdate": {"maxUnavailable": 2}}),
+    )
+    assert validate(_coherent_graph(enough), grove).errors == []
+
+
+def test_role_override_rejects_a_native_minimum() -> None:
+    """Seed/rule 25: role overrides allow only topologyConstraint; minAvailable is rejected."""
+    roles = [
+        {"name": "leader", "providerOverride": po(value={"spec": {"minAvailable": 2}})},
+        {"name": "worker"},
+    ]
+    assert errors(multinode_worker(roles=roles), grove_ctx()) == [
+        f"{P}.roles[0].providerOverride.value.spec.minAvailable: Forbidden: is not supported in role provider "
+        "overrides; only topologyConstraint is allowed, set the native minimum on the component providerOverride"
+    ]

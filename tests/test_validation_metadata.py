@@ -61,19 +61,25 @@ def test_vllm_backend_annotation_rejects_other_values() -> None:
     assert str(error) == f'{ANN}[{key}]: Invalid value: "nccl": must be "mp" or "ray"'
 
 
-def test_grove_update_strategy_accepts_the_two_grove_strategies() -> None:
+def test_grove_update_strategy_accepts_the_three_grove_strategies() -> None:
+    """Seed: minimum forms use RollingRecreate unless the DGD strategy annotation selects Coherent."""
     key = "nvidia.com/grove-update-strategy"
     assert errors_of(graph({key: "RollingRecreate"})) == []
     assert errors_of(graph({key: "OnDelete"})) == []
+    assert errors_of(graph({key: "Coherent"})) == []
 
 
 def test_grove_update_strategy_is_case_sensitive() -> None:
     key = "nvidia.com/grove-update-strategy"
     [error] = errors_of(graph({key: "rollingrecreate"}))
     assert error == FieldError(
-        ErrorType.NOT_SUPPORTED, f"{ANN}[{key}]", "", "rollingrecreate", ("RollingRecreate", "OnDelete")
+        ErrorType.NOT_SUPPORTED,
+        f"{ANN}[{key}]",
+        "",
+        "rollingrecreate",
+        ("RollingRecreate", "OnDelete", "Coherent"),
     )
-    assert str(error).endswith('supported values: "RollingRecreate", "OnDelete"')
+    assert str(error).endswith('supported values: "RollingRecreate", "OnDelete", "Coherent"')
 
 
 def test_discovery_mode_must_be_pod_or_container() -> None:

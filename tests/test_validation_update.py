@@ -290,14 +290,53 @@ def test_check_returns_warnings_of_a_valid_object() -> None:
     assert check(graph()) == []
 
 
-def test_unchanged_graph_on_grove_keeps_its_defaulted_minimum() -> None:
-    grove = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
-    # The stored object got minAvailable=1 on create; re-defaulting the update restores it.
-    assert update(graph(), graph(component(replicas=2)), grove) == []
-    assert update(graph(), graph(component(replicas=2, minAvailable=2)), grove) == [
+GROVE = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
+MIN_IMMUTABLE = (
+    "effective minAvailable is immutable after creation, including when migrating to the native "
+    "providerOverride form"
+)
+
+
+def test_effective_min_available_is_immutable_on_update() -> None:
+    """Seed: the effective minimum (legacy field, else native override value, else 1) is immutable.
+
+    A new Grove DGD gets no stamped minAvailable, so adding a different legacy value later is
+    caught by the webhook's effective comparison (CEL only compares two set legacy values)."""
+    assert update(graph(), graph(component(replicas=2)), GROVE) == []
+    assert update(graph(), graph(component(replicas=2, minAvailable=1)), GROVE) == []
+    assert update(graph(), graph(component(replicas=2, minAvailable=2)), GROVE) == [
+        FieldError(ErrorType.INVALID, "spec.components[0].minAvailable", f"{MIN_IMMUTABLE} (was 1)", 2)
+    ]
+
+
+def _native(minimum: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "grove.io/v1alpha1",
+        "target": "PodCliqueTemplateSpec",
+        "value": {"spec": {"minAvailable": minimum}},
+    }
+
+
+def test_min_available_may_migrate_to_the_native_form_with_the_same_value() -> None:
+    stored = graph(component(replicas=3, minAvailable=2), annotations={PROVIDER: "grove"})
+    same = graph(component(replicas=3, providerOverride=_native(2)), annotations={PROVIDER: "grove"})
+    assert update(stored, same, GROVE) == []
+    other = graph(component(replicas=3, providerOverride=_native(3)), annotations={PROVIDER: "grove"})
+    assert update(stored, other, GROVE) == [
         FieldError(
-            ErrorType.INVALID, "spec.components[0]", "minAvailable is immutable after creation", "object"
+            ErrorType.INVALID,
+            "spec.components[0].providerOverride.value.spec.minAvailable",
+            f"{MIN_IMMUTABLE} (was 2)",
+            3,
         )
+    ]
+
+
+def test_dropping_a_legacy_minimum_without_migrating_it_is_rejected() -> None:
+    stored = graph(component(replicas=3, minAvailable=2), annotations={PROVIDER: "grove"})
+    dropped = graph(component(replicas=3), annotations={PROVIDER: "grove"})
+    assert update(stored, dropped, GROVE) == [
+        FieldError(ErrorType.INVALID, "spec.components[0].minAvailable", f"{MIN_IMMUTABLE} (was 2)", 1)
     ]
 
 

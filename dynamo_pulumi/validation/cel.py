@@ -158,9 +158,18 @@ def validate_component_cel(comp: ComponentSpecFields, path: Path) -> list[FieldE
 def validate_component_transition_cel(
     new: ComponentSpecFields, old: ComponentSpecFields, path: Path
 ) -> list[FieldError]:
-    """Transition rules: once set, ``minAvailable`` and ``type`` keep their value."""
+    """Transition rules: ``minAvailable`` set on both sides and ``type`` once set keep their value.
+
+    The legacy ``minAvailable`` may be removed, so its value can migrate to the native provider
+    override; whether the *effective* minimum is unchanged is the webhook's check
+    (:func:`dynamo_pulumi.validation.image.validate_min_available_update`).
+    """
     errors: list[FieldError] = []
-    if old.min_available is not None and new.min_available != old.min_available:
+    if (
+        old.min_available is not None
+        and new.min_available is not None
+        and new.min_available != old.min_available
+    ):
         errors.append(cel_error(path, OBJECT, MSG_MIN_AVAILABLE_IMMUTABLE))
     if old.type is not None and new.type != old.type:
         errors.append(cel_error(path, OBJECT, MSG_TYPE_IMMUTABLE))
@@ -193,7 +202,15 @@ def _experimental_errors(comp: ComponentSpecFields, path: Path) -> list[FieldErr
 
 
 def pod_template_cel(template: dict[str, Any] | None, path: Path) -> list[FieldError]:
-    """Rules the CRD puts inside a component ``podTemplate``: backend annotation, container images."""
+    """Rules the CRD puts inside a component ``podTemplate``: backend annotation, container images.
+
+    Source: the v1beta1 DGD/DCD CRDs add these ``x-kubernetes-validations`` to the component
+    ``podTemplate`` (operator ``Makefile`` CRD patch, and the operator's envtest admission cases
+    "sidecar without image is rejected by CEL" / "init container without image is rejected by
+    CEL"). Rule 40a's remark that the newest *webhook* leaves component sidecar images to Pod
+    validation is about the webhook layer; the CRD's CEL still rejects them first. Role templates
+    are not covered by these CEL rules (their image checks are webhook rules, :mod:`.roles`).
+    """
     if template is None:
         return []
     errors: list[FieldError] = []

@@ -30,6 +30,7 @@ from dynamo_pulumi.validation.image import (
     validate_grove,
     validate_grove_update,
     validate_min_available,
+    validate_min_available_update,
     validate_probes,
     validate_runtime_version,
     validate_runtime_version_update,
@@ -80,7 +81,9 @@ def validate_component_update(
 ) -> Findings:
     """Transition rules and ratcheted checks between the stored and the submitted component."""
     owner_kind = ctx.kind
-    errors = validate_provider_override_update(new.provider_override, old.provider_override, path.child("providerOverride"))
+    errors = validate_provider_override_update(
+        new.provider_override, old.provider_override, path.child("providerOverride")
+    )
     errors += validate_multinode_update(new, old, path)
     if new.is_multinode == old.is_multinode and not is_lpx(new) and not is_lpx(old):
         errors += validate_roles_update(new, old, path.child("roles"))
@@ -91,6 +94,7 @@ def validate_component_update(
     errors += validate_topology_update(new, old, path, owner_kind)
     errors += validate_gms_update(new, old, path, owner_kind)
     errors += validate_grove_update(new, old, path, owner_kind)
+    errors += validate_min_available_update(new, old, path, ctx)
     errors += validate_runtime_version_update(new, old, path, ctx)
     return Findings(errors=errors)
 
@@ -100,7 +104,9 @@ def _component_name(comp: ComponentSpecFields) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _component_provider_override(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:
+def _component_provider_override(
+    comp: ComponentSpecFields, path: Path, ctx: ValidationContext
+) -> list[FieldError]:
     if comp.provider_override is None:
         return []
     po_path = path.child("providerOverride")

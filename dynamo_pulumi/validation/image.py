@@ -4,7 +4,8 @@
   update ratchets only unchanged legacy gaps, never a newly introduced one.
 * V-POD (40a): every user probe has exactly one handler (a probe that only tunes timing would
   otherwise silently replace the operator's default handler with none).
-* V-ELASTIC-EP (20), V-SHM (29), V-MINAVAIL (27), V-GROVE (36), V-TOPO-U (40).
+* V-ELASTIC-EP (20), V-SHM (29), V-MINAVAIL (27, plus the effective-minimum immutability of the
+  seed reference), V-GROVE (36), V-TOPO-U (40).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from kubernetes.utils import parse_quantity
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
+from dynamo_pulumi.defaulting import effective_min_available, native_min_available
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.runtime_version import parse_image_tag_version
 from dynamo_pulumi.validation.component_common import (
@@ -39,6 +41,10 @@ RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE = (
     "is required when the specified main container image has no parseable semantic-version tag"
 )
 GROVE_ONLY_MESSAGE = "is currently supported only for Grove-backed DynamoGraphDeployment components"
+MIN_AVAILABLE_IMMUTABLE_MESSAGE = (
+    "effective minAvailable is immutable after creation, including when migrating to the native "
+    "providerOverride form"
+)
 PROBE_KINDS = ("livenessProbe", "readinessProbe", "startupProbe")
 PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 ENABLE_ELASTIC_EP_FLAG = "--enable-elastic-ep"
@@ -66,7 +72,9 @@ def override_required(image: Any, override: str | None) -> bool:
     return isinstance(image, str) and parse_image_tag_version(image) is None
 
 
-def validate_runtime_version(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:
+def validate_runtime_version(
+    comp: ComponentSpecFields, path: Path, ctx: ValidationContext
+) -> list[FieldError]:
     """Create: the EPP runtime contract, the runtime image, and the override when needed."""
     if is_lpx(comp):
         return []
@@ -79,8 +87,12 @@ def validate_runtime_version(comp: ComponentSpecFields, path: Path, ctx: Validat
         errors += _role_runtime_version(comp, path, ctx)
     elif is_blank(image):
         errors.append(required(image_path, "is required"))
-    elif not tolerates_missing_override(comp, ctx) and override_required(image, comp.runtime_version_override):
-        errors.append(required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE))
+    elif not tolerates_missing_override(comp, ctx) and override_required(
+        image, comp.runtime_version_override
+    ):
+        errors.append(
+            required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE)
+        )
     return errors
 
 
@@ -114,7 +126,9 @@ def validate_runtime_version_update(
         and override_required(new_image, new.runtime_version_override)
         and (new_image != old_image or override_changed)
     ):
-        errors.append(required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE))
+        errors.append(
+            required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE)
+        )
     contract_error = epp_runtime_update_error(
         epp_runtime_contract(new, new_image),
         epp_runtime_contract(old, old_image),
@@ -251,6 +265,35 @@ def validate_min_available(comp: ComponentSpecFields, path: Path, ctx: Validatio
     if comp.min_available is not None and not _grove_backed(ctx):
         return [forbidden(path.child("minAvailable"), GROVE_ONLY_MESSAGE)]
     return []
+
+
+def validate_min_available_update(
+    new: ComponentSpecFields, old: ComponentSpecFields, path: Path, ctx: ValidationContext
+) -> list[FieldError]:
+    """The effective minimum (legacy field, else native override value, else 1) never changes.
+
+    Moving the same value from the legacy ``minAvailable`` to the component ``providerOverride``
+    (``minAvailable`` / ``spec.minAvailable``) keeps the effective value and is allowed.
+    """
+    if not ctx.in_dgd:
+        return []
+    before, after = effective_min_available(old), effective_min_available(new)
+    if before == after:
+        return []
+    return [
+        invalid(_min_available_path(new, path), after, f"{MIN_AVAILABLE_IMMUTABLE_MESSAGE} (was {before})")
+    ]
+
+
+def _min_available_path(comp: ComponentSpecFields, path: Path) -> Path:
+    """Where the new effective minimum comes from: the native override value, else the legacy field."""
+    po = comp.provider_override
+    if comp.min_available is None and native_min_available(comp) is not None and po is not None:
+        value_path = path.child("providerOverride", "value")
+        if "minAvailable" in po.value:
+            return value_path.child("minAvailable")
+        return value_path.child("spec", "minAvailable")
+    return path.child("minAvailable")
 
 
 def validate_grove(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:

@@ -23,7 +23,9 @@ from dynamo_pulumi.runtime_version import parse_origin_version
 from dynamo_pulumi.validation.cel import VLLM_DISTRIBUTED_EXECUTOR_BACKENDS
 from dynamo_pulumi.validation.component_common import GMS_MODE_INTRA_POD
 
-GROVE_UPDATE_STRATEGIES = ("RollingRecreate", "OnDelete")
+#: ``Coherent`` needs a Coherent-capable Grove (rendering-grove section 7); the seed reference lets
+#: the DGD strategy annotation select it explicitly, so admission accepts it.
+GROVE_UPDATE_STRATEGIES = ("RollingRecreate", "OnDelete", "Coherent")
 KUBE_DISCOVERY_MODE_POD = "pod"
 KUBE_DISCOVERY_MODE_CONTAINER = "container"
 KUBE_DISCOVERY_MODES = (KUBE_DISCOVERY_MODE_POD, KUBE_DISCOVERY_MODE_CONTAINER)

@@ -16,6 +16,17 @@ from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
     WORKLOAD_PROVIDER_GROVE,
 )
+from dynamo_pulumi.defaulting import (
+    SCOPE_COMPONENT,
+    SCOPE_ROLES_LEADER,
+    SCOPE_ROLES_WORKER,
+    SCOPE_ROOT,
+    TARGET_POD_CLIQUE_SCALING_GROUP_CONFIG,
+    TARGET_POD_CLIQUE_SET,
+    TARGET_POD_CLIQUE_TEMPLATE_SPEC,
+    effective_min_available,
+    expected_target,
+)
 from dynamo_pulumi.errors import (
     FieldError,
     Path,
@@ -24,41 +35,22 @@ from dynamo_pulumi.errors import (
     not_supported,
     required,
 )
-from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG, is_lpx
+from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG
 from dynamo_pulumi.validation.context import ValidationContext
 
-TARGET_POD_CLIQUE_SET = "PodCliqueSet"
-TARGET_POD_CLIQUE_TEMPLATE_SPEC = "PodCliqueTemplateSpec"
-TARGET_POD_CLIQUE_SCALING_GROUP_CONFIG = "PodCliqueScalingGroupConfig"
-
-SCOPE_ROOT = "root"
-SCOPE_COMPONENT = "component"
-SCOPE_ROLE_LEADER = "roles.leader"
-SCOPE_ROLE_WORKER = "roles.worker"
+SCOPE_ROLE_LEADER = SCOPE_ROLES_LEADER
+SCOPE_ROLE_WORKER = SCOPE_ROLES_WORKER
 ROLE_SCOPES = {"leader": SCOPE_ROLE_LEADER, "worker": SCOPE_ROLE_WORKER}
 
 GROVE_UPDATE_STRATEGY_ON_DELETE = "OnDelete"
 GROVE_UPDATE_STRATEGY_COHERENT = "Coherent"
 
 OWNERSHIP_VIOLATION = "is Dynamo-owned or not enabled for provider override"
+MSG_ROLE_MIN_AVAILABLE = (
+    "is not supported in role provider overrides; only topologyConstraint is allowed, set the native "
+    "minimum on the component providerOverride"
+)
 _MAX_INT32 = 2**31 - 1
-
-
-def expected_target(scope: str, comp: ComponentSpecFields | None) -> tuple[str, str | None]:
-    """``ExpectedTarget``: (target, "") or ("", reason the scope cannot take an override)."""
-    if scope == SCOPE_ROOT:
-        return TARGET_POD_CLIQUE_SET, None
-    if comp is None:
-        return "", f'component context is required for scope "{scope}"'
-    if scope == SCOPE_COMPONENT:
-        if comp.uses_pcsg or is_lpx(comp):
-            return TARGET_POD_CLIQUE_SCALING_GROUP_CONFIG, None
-        return TARGET_POD_CLIQUE_TEMPLATE_SPEC, None
-    if not comp.is_multinode:
-        return "", f'scope "{scope}" requires a multinode component'
-    if comp.is_inter_pod_gms:
-        return "", f'scope "{scope}" is not supported for inter-pod GMS components'
-    return TARGET_POD_CLIQUE_TEMPLATE_SPEC, None
 
 
 def validate_root_provider_override(
@@ -81,8 +73,22 @@ def validate_provider_override(
         return identity
     value_path = path.child("value")
     errors = validate_value(po.target or "", po.value, value_path)
+    if scope in (SCOPE_ROLES_LEADER, SCOPE_ROLES_WORKER):
+        errors += _role_minimum_errors(po.value, value_path)
     errors += _budget_errors(po.value, value_path, ctx, scope, comp)
     return errors
+
+
+def _role_minimum_errors(value: Any, value_path: Path) -> list[FieldError]:
+    """Role overrides carry only topology: the native minimum belongs to the component.
+
+    A role's clique minimum follows its replicas (leader 1, worker nodeCount-1), so the
+    controller rejects ``spec.minAvailable`` in a role-scope value (rule 25).
+    """
+    spec = value.get("spec") if isinstance(value, dict) else None
+    if not isinstance(spec, dict) or "minAvailable" not in spec:
+        return []
+    return [forbidden(value_path.child("spec", "minAvailable"), MSG_ROLE_MIN_AVAILABLE)]
 
 
 def _identity_errors(
@@ -93,7 +99,12 @@ def _identity_errors(
     comp: ComponentSpecFields | None,
 ) -> list[FieldError]:
     if not ctx.in_dgd:
-        return [forbidden(path, "provider overrides are supported only for components embedded in a DynamoGraphDeployment")]
+        return [
+            forbidden(
+                path,
+                "provider overrides are supported only for components embedded in a DynamoGraphDeployment",
+            )
+        ]
     provider = ctx.workload_provider
     if not provider:
         return [
@@ -104,18 +115,24 @@ def _identity_errors(
             )
         ]
     if provider != WORKLOAD_PROVIDER_GROVE:
-        return [forbidden(path, f'requires workload provider "{WORKLOAD_PROVIDER_GROVE}", but "{provider}" is selected')]
+        return [
+            forbidden(
+                path, f'requires workload provider "{WORKLOAD_PROVIDER_GROVE}", but "{provider}" is selected'
+            )
+        ]
     if not po.api_version:
         return [required(path.child("apiVersion"), "is required")]
     if po.api_version != GROVE_API_VERSION:
         return [not_supported(path.child("apiVersion"), po.api_version, [GROVE_API_VERSION])]
-    target, reason = expected_target(scope, comp)
-    if reason is not None:
+    target, reason = expected_target(provider, po.api_version, scope, comp)
+    if target is None:
         return [forbidden(path, reason)]
     if not po.target:
         return [required(path.child("target"), "must be defaulted from the provider context")]
     if po.target != target:
-        return [invalid(path.child("target"), po.target, f'must match the provider-context target "{target}"')]
+        return [
+            invalid(path.child("target"), po.target, f'must match the provider-context target "{target}"')
+        ]
     return []
 
 
@@ -145,7 +162,9 @@ def _reject_unknown(obj: dict[str, Any], path: Path, *allowed: str) -> list[Fiel
     return [forbidden(path.child(key), OWNERSHIP_VIOLATION) for key in sorted(obj) if key not in allowed]
 
 
-def _required_object(obj: dict[str, Any], key: str, path: Path) -> tuple[dict[str, Any] | None, list[FieldError]]:
+def _required_object(
+    obj: dict[str, Any], key: str, path: Path
+) -> tuple[dict[str, Any] | None, list[FieldError]]:
     if key not in obj:
         return None, [invalid(path.child(key), None, "is required")]
     child = obj[key]
@@ -267,7 +286,7 @@ def _budget_errors(
     errors: list[FieldError] = []
     strategy = ctx.annotations.get(KUBE_ANNOTATION_GROVE_UPDATE_STRATEGY, "")
     replicas = comp.effective_replicas
-    min_available = comp.min_available if comp.min_available is not None else 1
+    min_available = effective_min_available(comp)
     budget_path = rolling_path.child("maxUnavailable")
     if strategy == GROVE_UPDATE_STRATEGY_ON_DELETE:
         errors.append(forbidden(rolling_path, "must not be set when the update strategy is OnDelete"))
