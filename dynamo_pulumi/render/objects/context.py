@@ -27,6 +27,7 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.naming import is_worker_type
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.objects import dcd_meta
+from dynamo_pulumi.render.pod import metadata as pod_metadata
 
 #: Renders the pod template of a DCD for a role ("main", "leader", "worker").
 PodTemplateRenderer = Callable[[str], dict[str, Any]]
@@ -107,11 +108,14 @@ class ComponentContext:
 
     @property
     def kube_labels(self) -> dict[str, Any]:
-        return dcd_meta.dcd_kube_labels(self.dcd, self.namespace)
+        """``GetDCDKubeLabels`` (a fresh dict each time: builders add to it)."""
+        computed = dcd_meta.computed_dynamo_namespace(self.dcd, self.namespace)
+        return pod_metadata.dcd_kube_labels(self.model, computed)
 
     @property
     def kube_annotations(self) -> dict[str, Any]:
-        return dcd_meta.dcd_kube_annotations(self.dcd)
+        """``GetDCDKubeAnnotations`` (a fresh dict each time)."""
+        return pod_metadata.dcd_kube_annotations(self.model)
 
     @property
     def discovery_backend(self) -> str:
