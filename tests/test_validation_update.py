@@ -76,6 +76,17 @@ def test_workload_provider_cannot_change_once_set() -> None:
     ]
 
 
+def test_workload_provider_cannot_be_removed_once_present() -> None:
+    """Rule 14: once present the provider annotation cannot change or be removed. An old object that
+    carries it is the stored object, so dropping it from new is a removal, not an omission."""
+    stored = graph(annotations={PROVIDER: "grove"})
+    expected = [FieldError(ErrorType.INVALID, PROVIDER_PATH, "field is immutable", None)]
+    assert update(stored, graph()) == expected
+    assert validate_update(stored, graph(), old_stored=True).errors == expected
+    # The live object given as such: no create-time defaulting is carried either.
+    assert validate_update(stored, graph(annotations={PROVIDER: "grove"}), old_stored=True).errors == []
+
+
 def test_materializing_the_provider_is_reserved_for_the_operator() -> None:
     # A stored legacy object: stamped with an origin version by an older operator, no provider.
     legacy = graph(annotations={"nvidia.com/dynamo-operator-origin-version": "0.9.0"})

@@ -14,7 +14,9 @@ Admission runs in the API server's order:
 already carries the provider or origin-version annotation, as the stored object). What the
 defaulting webhook added to it (the ``nvidia.com/workload-provider`` and origin-version
 annotations, a DCD's ``spec.name``) is carried into ``new`` when ``new`` leaves it out, as a
-client-side ``kubectl apply`` or a Pulumi update keeps fields it never set.
+client-side ``kubectl apply`` or a Pulumi update keeps fields it never set. An operator-owned
+annotation that ``old`` itself carried (a stored object, or ``old_stored=True``) is not carried:
+dropping it from ``new`` is a removal, which rule 14 rejects for the workload provider.
 
 Updates of an object that is being deleted (``metadata.deletionTimestamp`` set) are admitted
 without validation, so finalizers can be removed.
@@ -141,7 +143,10 @@ def _admit(
         if old is None:
             return _admit_graph_create(obj, platform, beta_cel)
         stored = old if old_stored else stored_graph(old, platform)  # type: ignore[arg-type]
-        return _admit_graph_update(stored, obj, platform, beta_cel)
+        # Only what create-time defaulting added on top of the user's applied ``old`` is carried;
+        # an annotation the given ``old`` already held (a stored object) and ``new`` drops is a removal.
+        carried = () if old_stored else _defaulted_annotation_keys(old, stored)  # type: ignore[arg-type]
+        return _admit_graph_update(stored, obj, platform, beta_cel, carried)
     if isinstance(obj, DynamoComponentDeployment):
         if old is None:
             return _admit_component_create(obj, platform, beta_cel)
@@ -186,9 +191,13 @@ def _graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext) -> Find
 
 
 def _admit_graph_update(
-    stored: DynamoGraphDeployment, new: DynamoGraphDeployment, platform: Platform, beta_cel: bool
+    stored: DynamoGraphDeployment,
+    new: DynamoGraphDeployment,
+    platform: Platform,
+    beta_cel: bool,
+    carried: tuple[str, ...] = (),
 ) -> tuple[DynamoGraphDeployment, Findings]:
-    defaulted = default_graph(_carry_operator_annotations(new, stored), platform, "update")
+    defaulted = default_graph(_carry_operator_annotations(new, stored, carried), platform, "update")
     if _is_deleting(defaulted.metadata):
         return defaulted, Findings()
     cel_errors = validate_graph_cel(defaulted, old=stored) if beta_cel else []
@@ -216,14 +225,23 @@ def stored_graph(old: DynamoGraphDeployment, platform: Platform) -> DynamoGraphD
     return default_graph(old, platform, "create")
 
 
+def _defaulted_annotation_keys(old: DynamoGraphDeployment, stored: DynamoGraphDeployment) -> tuple[str, ...]:
+    """Operator-owned annotations the create-time defaulting added to the user's ``old``."""
+    return tuple(
+        key for key in _OPERATOR_OWNED_ANNOTATIONS if key in stored.annotations and key not in old.annotations
+    )
+
+
 def _carry_operator_annotations(
-    new: DynamoGraphDeployment, stored: DynamoGraphDeployment
+    new: DynamoGraphDeployment, stored: DynamoGraphDeployment, carried: tuple[str, ...]
 ) -> DynamoGraphDeployment:
-    missing = {
-        key: stored.annotations[key]
-        for key in _OPERATOR_OWNED_ANNOTATIONS
-        if key in stored.annotations and key not in new.annotations
-    }
+    """Keep in ``new`` the defaulted annotations the user never wrote (as an apply would).
+
+    Only ``carried`` keys qualify: an annotation present in the object the caller passed as old
+    was part of what ``new`` replaces, so its absence from ``new`` is a removal that rule 14
+    must see.
+    """
+    missing = {key: stored.annotations[key] for key in carried if key not in new.annotations}
     if not missing:
         return new
     metadata = new.metadata.model_copy(update={"annotations": {**new.annotations, **missing}})
