@@ -141,11 +141,13 @@ def test_lpx_agent_accepts_only_required_node_affinity() -> None:
     ]
 
 
-def test_switching_between_lpx_and_non_lpx_is_invalid_on_update() -> None:
-    assert update_errors(lpx(), lpx(), dgd_ctx("update", platform=LPX_PLATFORM)) == []
-    assert update_errors(worker(), lpx(), dgd_ctx("update", platform=LPX_PLATFORM)) == [
-        f'{P}.type: Invalid value: "lpx": cannot change node topology between LPX and non-LPX after creation'
-    ]
+def test_switching_between_lpx_and_non_lpx_is_forbidden_on_update() -> None:
+    """Rule 26: switching LPX <-> non-LPX on update is Forbidden (both directions)."""
+    ctx_ = dgd_ctx("update", platform=LPX_PLATFORM)
+    assert update_errors(lpx(), lpx(), ctx_) == []
+    message = f"{P}.type: Forbidden: cannot change node topology between LPX and non-LPX after creation"
+    assert update_errors(worker(), lpx(), ctx_) == [message]
+    assert message in update_errors(lpx(), worker(), ctx_)
 
 
 def test_lpx_conductor_role_needs_its_own_template() -> None:

@@ -204,4 +204,5 @@ def validate_lpx_update(new: ComponentSpecFields, old: ComponentSpecFields, path
     """A component cannot switch between LPX and non-LPX after creation."""
     if is_lpx(new) == is_lpx(old):
         return []
-    return [invalid(path.child("type"), new.type or "", "cannot change node topology between LPX and non-LPX after creation")]
+    # Rule 26 (section 5): Forbidden, not Invalid; no value is reported.
+    return [forbidden(path.child("type"), "cannot change node topology between LPX and non-LPX after creation")]
