@@ -63,9 +63,18 @@ class LPXSettings(Toggle):
     model_registry_url: Str = Field("", alias="modelRegistryURL")
 
 
+class GroveSettings(Toggle):
+    """``orchestrators.grove``: the gate plus the PodCliqueSet termination delay (a Go duration
+    such as ``"4h"``; None keeps the operator's default)."""
+
+    termination_delay: Str | None = None
+
+
 class Orchestrators(WireModel):
-    grove: Toggle = Field(default_factory=Toggle)
+    grove: GroveSettings = Field(default_factory=GroveSettings)
     lws: Toggle = Field(default_factory=Toggle)
+    kai_scheduler: Toggle = Field(default_factory=Toggle)
+    volcano_scheduler: Toggle = Field(default_factory=Toggle)
 
 
 class NamespaceConfig(WireModel):
@@ -133,6 +142,9 @@ class Platform(WireModel):
     service_mesh: ServiceMeshConfig = Field(default_factory=ServiceMeshConfig)
     gpu: GPUConfig = Field(default_factory=GPUConfig)
     checkpoint: Toggle = Field(default_factory=Toggle)
+    #: ``dra.enabled``: None means "available" offline (Kubernetes 1.34+ serves resource.k8s.io/v1);
+    #: only an explicit false turns DRA-backed features off.
+    dra: Toggle = Field(default_factory=Toggle)
     lpx: LPXSettings = Field(default_factory=LPXSettings)
     image_pull_secrets: list[Str] = Field(default_factory=list)
     cluster: ClusterFacts = Field(default_factory=ClusterFacts)

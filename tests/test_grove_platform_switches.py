@@ -1,9 +1,5 @@
-"""Operator switches the Grove pathway reads: KAI / Volcano gang-scheduler integration, DRA.
-
-The platform model does not expose ``orchestrators.kaiScheduler`` / ``volcanoScheduler`` / ``dra``
-yet, so the switches are set on a copy of the settings (the renderer reads them by the operator's
-names when present).
-"""
+"""Operator switches the Grove pathway reads: KAI / Volcano gang-scheduler integration, DRA,
+set through the platform YAML under the operator's own key names."""
 
 from __future__ import annotations
 
@@ -13,19 +9,22 @@ import pytest
 from grove_fixtures import component, graph
 
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform, Toggle
+from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_pod_clique_set
 
 GROVE = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
 
 
 def _with(kai: bool = False, volcano: bool = False) -> Platform:
-    update: dict[str, Any] = {}
-    if kai:
-        update["kai_scheduler"] = Toggle(enabled=True)
-    if volcano:
-        update["volcano_scheduler"] = Toggle(enabled=True)
-    return GROVE.model_copy(update={"orchestrators": GROVE.orchestrators.model_copy(update=update)})
+    return Platform.model_validate(
+        {
+            "orchestrators": {
+                "grove": {"enabled": True},
+                "kaiScheduler": {"enabled": kai},
+                "volcanoScheduler": {"enabled": volcano},
+            }
+        }
+    )
 
 
 def _cliques(platform: Platform, annotations: dict[str, str] | None = None,
@@ -74,7 +73,7 @@ def test_kai_and_volcano_together_are_a_render_error() -> None:
 
 
 def test_gms_with_dra_explicitly_disabled_is_a_render_error() -> None:
-    platform = GROVE.model_copy(update={"dra": Toggle(enabled=False)})
+    platform = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}, "dra": {"enabled": False}})
     dgd = graph([component("worker", experimental={"gpuMemoryService": {}})])
     with pytest.raises(RenderError, match="requires DRA"):
         render_pod_clique_set(dgd, platform, "n", worker_hash="h")
@@ -82,7 +81,8 @@ def test_gms_with_dra_explicitly_disabled_is_a_render_error() -> None:
 
 @pytest.mark.parametrize(("configured", "expected"), [("30m", "30m0s"), ("2h", "2h0m0s"), ("0s", None)])
 def test_configured_termination_delay_is_rendered_or_omitted_when_zero(configured: str, expected: str | None) -> None:
-    grove = GROVE.orchestrators.grove.model_copy(update={"termination_delay": configured})
-    platform = GROVE.model_copy(update={"orchestrators": GROVE.orchestrators.model_copy(update={"grove": grove})})
+    platform = Platform.model_validate(
+        {"orchestrators": {"grove": {"enabled": True, "terminationDelay": configured}}}
+    )
     template = render_pod_clique_set(graph([component("worker")]), platform, "n", worker_hash="h")["spec"]["template"]
     assert template.get("terminationDelay") == expected

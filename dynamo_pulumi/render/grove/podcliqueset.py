@@ -62,10 +62,9 @@ def format_go_duration(seconds: float) -> str:
 def termination_delay(platform: Platform) -> str | None:
     """The configured Grove termination delay, or None when it is zero (then omitted).
 
-    Read from ``orchestrators.grove.terminationDelay`` when the platform model carries it;
-    otherwise the operator's default applies.
+    Read from ``orchestrators.grove.terminationDelay``; unset keeps the operator's default.
     """
-    configured = getattr(platform.orchestrators.grove, "termination_delay", None)
+    configured = platform.orchestrators.grove.termination_delay
     if configured is None:
         return DEFAULT_GROVE_TERMINATION_DELAY
     seconds = parse_go_duration(str(configured))

@@ -27,17 +27,12 @@ from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 
 
-def _enabled(platform: Platform, name: str) -> bool:
-    toggle = getattr(platform.orchestrators, name, None)
-    return bool(getattr(toggle, "on", False))
-
-
 def kai_enabled(platform: Platform) -> bool:
-    return platform.grove_enabled and _enabled(platform, "kai_scheduler")
+    return platform.grove_enabled and platform.orchestrators.kai_scheduler.on
 
 
 def volcano_enabled(platform: Platform) -> bool:
-    return platform.grove_enabled and _enabled(platform, "volcano_scheduler")
+    return platform.grove_enabled and platform.orchestrators.volcano_scheduler.on
 
 
 def check_scheduler_integrations(platform: Platform) -> None:

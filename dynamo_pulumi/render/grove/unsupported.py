@@ -40,8 +40,7 @@ DRA_REQUIRED_MESSAGE = (
 
 def dra_disabled(platform: Platform) -> bool:
     """Only an explicit ``dra.enabled: false`` turns DRA off offline."""
-    toggle = getattr(platform, "dra", None)
-    return getattr(toggle, "enabled", None) is False
+    return platform.dra.enabled is False
 
 
 def _needs_dra(component: DynamoComponentDeploymentSharedSpec) -> bool:
