@@ -14,17 +14,11 @@ from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
-    COMPONENT_TYPE_DECODE,
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_FRONTEND,
-    COMPONENT_TYPE_PREFILL,
-    COMPONENT_TYPE_WORKER,
     DISCOVERY_BACKEND_KUBERNETES,
     KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND,
-    KUBE_LABEL_DYNAMO_COMPONENT_TYPE,
-    KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE,
 )
-from dynamo_pulumi.naming import is_worker_type
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.objects import dcd_meta
 from dynamo_pulumi.render.pod import metadata as pod_metadata
@@ -39,30 +33,6 @@ def discovery_backend(platform: Platform, annotations: dict[str, Any] | None) ->
     if KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND in annotations:
         return str(annotations[KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND])
     return platform.discovery.backend
-
-
-def has_legacy_worker_selector(labels: dict[str, Any], component_type: str) -> bool:
-    """``hasLegacyWorkerSelector``: a prefill/decode DCD already labelled ``component-type=worker``."""
-    if labels.get(KUBE_LABEL_DYNAMO_COMPONENT_TYPE) != COMPONENT_TYPE_WORKER:
-        return False
-    if component_type not in (COMPONENT_TYPE_PREFILL, COMPONENT_TYPE_DECODE):
-        return False
-    sub = labels.get(KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE, "")
-    return sub in ("", component_type)
-
-
-def workload_component_type(dcd: dict[str, Any]) -> str:
-    """``getDCDWorkloadComponentType`` offline: the spec type, or ``worker`` for a legacy selector.
-
-    The operator also inspects existing pods for the legacy selector; a render has no cluster, so
-    only the DCD's own labels count.
-    """
-    ctype = (dcd.get("spec") or {}).get("type") or ""
-    if ctype == COMPONENT_TYPE_WORKER or not is_worker_type(ctype):
-        return ctype
-    if has_legacy_worker_selector((dcd.get("metadata") or {}).get("labels") or {}, ctype):
-        return COMPONENT_TYPE_WORKER
-    return ctype
 
 
 @dataclass(frozen=True)
@@ -100,7 +70,8 @@ class ComponentContext:
 
     @property
     def workload_type(self) -> str:
-        return workload_component_type(self.dcd)
+        """The component-type label value of its pods (``worker`` for a legacy selector)."""
+        return pod_metadata.workload_component_type(self.model)
 
     @property
     def dynamo_namespace(self) -> str:

@@ -1,8 +1,8 @@
 """LeaderWorkerSet for a multinode DCD when the LWS gate is on (rendering-core section 8).
 
 Named ``<dcd>-0`` so it never collides with the ``<dcd>`` Service. Leader and worker templates are
-the DCD's pod template rendered for each role, with the workload pod labels, the ``role`` label,
-and without ``nvidia.com/selector``. The LWS fields its defaulting webhook would add
+the DCD's pod template rendered for each role (the pod assembly gives them the workload pod labels
+and the ``role`` label, without ``nvidia.com/selector``). The LWS fields its defaulting webhook would add
 (``restartPolicy``, ``networkConfig``, ``rolloutStrategy``) are written out explicitly so the
 rendered object equals what the API server stores.
 """
@@ -12,16 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from dynamo_pulumi.constants import (
-    DCD_WORKLOAD_ROLE_LABEL,
-    KUBE_LABEL_DYNAMO_COMPONENT_TYPE,
-    KUBE_LABEL_DYNAMO_SELECTOR,
-    KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE,
     LWS_API_VERSION,
     ROLE_LEADER,
     ROLE_WORKER,
 )
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.naming import is_worker_type, lws_name
+from dynamo_pulumi.naming import lws_name
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta, with_go_container_fields
 from dynamo_pulumi.render.objects.context import ComponentContext
 
@@ -34,18 +30,6 @@ LWS_ROLLOUT_STRATEGY = {
     "type": "RollingUpdate",
     "rollingUpdateConfiguration": {"maxSurge": 0, "maxUnavailable": 1, "partition": 0},
 }
-
-
-def workload_pod_labels(ctx: ComponentContext) -> dict[str, Any]:
-    """``getDCDWorkloadPodLabels``: kube labels, the workload type, and the legacy sub-type."""
-    labels = ctx.kube_labels
-    workload = ctx.workload_type
-    if not workload:
-        return labels
-    labels[KUBE_LABEL_DYNAMO_COMPONENT_TYPE] = workload
-    if workload == "worker" and is_worker_type(ctx.component_type) and ctx.component_type != "worker":
-        labels.setdefault(KUBE_LABEL_DYNAMO_SUB_COMPONENT_TYPE, ctx.component_type)
-    return labels
 
 
 def _check_main_container(template: dict[str, Any], role: str) -> None:
@@ -62,12 +46,9 @@ def _check_main_container(template: dict[str, Any], role: str) -> None:
 
 
 def role_template(ctx: ComponentContext, role: str) -> dict[str, Any]:
-    """The pod template for ``role`` with the role label and without the selector label."""
+    """The pod template for ``role``; the pod assembly adds the workload and ``role`` labels and
+    drops ``nvidia.com/selector`` for leader/worker roles."""
     template = ctx.pod_template(role)
-    labels = template.setdefault("metadata", {}).setdefault("labels", {})
-    labels.update(workload_pod_labels(ctx))
-    labels[DCD_WORKLOAD_ROLE_LABEL] = role
-    labels.pop(KUBE_LABEL_DYNAMO_SELECTOR, None)
     _check_main_container(template, role)
     return with_go_container_fields(template)
 
