@@ -185,3 +185,18 @@ def test_components_sharing_a_model_share_one_headless_model_service() -> None:
     assert service["spec"]["ports"] == [{"name": "system", "port": 9090, "targetPort": 9090, "protocol": "TCP"}]
     for deployment in (o for o in result.objects if o["kind"] == "Deployment"):
         assert deployment["spec"]["template"]["metadata"]["labels"]["nvidia.com/dynamo-base-model-hash"] == model_hash
+
+
+def test_legacy_worker_selector_keeps_service_and_pods_on_component_type_worker() -> None:
+    doc = yaml.safe_load(DCD)
+    doc["metadata"]["labels"] = {
+        "nvidia.com/dynamo-graph-deployment-name": "g",
+        "nvidia.com/dynamo-worker-hash": "abcd1234",
+        "nvidia.com/dynamo-component-type": "worker",
+    }
+    objects = render_dcd(yaml.safe_dump(doc), type="decode")
+    selector = only(objects, "Service")["spec"]["selector"]
+    pod_labels = only(objects, "Deployment")["spec"]["template"]["metadata"]["labels"]
+    assert selector["nvidia.com/dynamo-component-type"] == "worker"
+    assert pod_labels["nvidia.com/dynamo-sub-component-type"] == "decode"
+    assert all(pod_labels.get(k) == v for k, v in selector.items())
