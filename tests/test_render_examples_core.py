@@ -329,3 +329,29 @@ def test_namespace_defaults_to_the_graph_metadata_namespace() -> None:
     result = render_graph(dgd(text), Platform())
     assert {o["metadata"]["namespace"] for o in result.objects + result.components} == {"team-b"}
     assert result.components[0]["metadata"]["labels"]["nvidia.com/dynamo-namespace"] == "team-b-test-dynamographdeployment"
+
+
+ALPHA_GRAPH = """
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: legacy, namespace: default}
+spec:
+  services:
+    service1:
+      componentType: frontend
+      replicas: 1
+      ingress: {enabled: true, host: someservice, ingressControllerClassName: nginx}
+      extraPodSpec: {mainContainer: {image: "frontend:1.4.0"}}
+"""
+
+
+def test_example_6_preserved_alpha_ingress_travels_through_the_dcd_to_the_ingress() -> None:
+    from dynamo_pulumi.loading import load_graph
+
+    result = render_graph(load_graph(yaml.safe_load(ALPHA_GRAPH)), Platform())
+    dcd_doc = result.component_document("service1")
+    assert "nvidia.com/dcd-spec" in dcd_doc["metadata"]["annotations"]
+    ingress = find(result.objects, "Ingress", "legacy-service1")
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    assert ingress["spec"]["rules"][0]["host"] == "someservice.local"
+    assert ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]["name"] == "legacy-service1"

@@ -160,3 +160,32 @@ def test_result_groups_objects_by_owning_component() -> None:
         "DynamoGraphDeploymentScalingAdapter",
     }
     assert result.component_document("decode")["spec"]["name"] == "decode"
+
+
+ALPHA_PVCS = """
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: legacy, namespace: ns}
+spec:
+  pvcs:
+  - {name: model-cache, create: true, size: 100Gi, storageClass: fast, volumeAccessMode: ReadWriteMany}
+  - {name: must-exist}
+  services:
+    Frontend:
+      componentType: frontend
+      extraPodSpec: {mainContainer: {image: "frontend:1.4.0"}}
+"""
+
+
+def test_legacy_alpha_pvcs_with_create_become_graph_owned_claims() -> None:
+    from dynamo_pulumi.loading import load_graph
+
+    result = render_graph(load_graph(yaml.safe_load(ALPHA_PVCS)), RESTRICTED)
+    claims = named(result.objects, "PersistentVolumeClaim")
+    assert list(claims) == ["model-cache"]
+    assert claims["model-cache"]["spec"] == {
+        "accessModes": ["ReadWriteMany"],
+        "resources": {"requests": {"storage": "100Gi"}},
+        "storageClassName": "fast",
+    }
+    assert claims["model-cache"] in result.graph_objects()

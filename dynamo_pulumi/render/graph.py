@@ -14,10 +14,12 @@ restart (what a completed restart leaves behind): every component carries
 
 from __future__ import annotations
 
+import json
 import struct
 from decimal import Decimal
 from typing import Any
 
+from dynamo_pulumi.api.conversion import DCD_SPEC_ANNOTATION, PRESERVED_ENVELOPE_VERSION, preserved_alpha_spec
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
@@ -208,6 +210,20 @@ def _in_go_order(spec: dict[str, Any]) -> dict[str, Any]:
     return ordered
 
 
+def _preserved_component_envelope(graph: DynamoGraphDeployment, component: str) -> str | None:
+    """``applyDGDComponentAlphaCompatibilityToDCD``: a converted alpha service's alpha-only data
+    (ingress, annotations, labels, dynamoNamespace, ...) travels to its DCD in the DCD's
+    conversion annotation, where the DCD controller reads it back."""
+    preserved = preserved_alpha_spec(graph)
+    service = (getattr(preserved, "services", None) or {}).get(component)
+    if service is None:
+        return None
+    kept = {k: v for k, v in service.to_wire().items() if k != "serviceName"}
+    if not kept:
+        return None
+    return json.dumps({"version": PRESERVED_ENVELOPE_VERSION, "spec": kept}, separators=(",", ":"))
+
+
 def generate_component_deployment(
     graph: DynamoGraphDeployment,
     component: dict[str, Any],
@@ -249,6 +265,9 @@ def generate_component_deployment(
             annotations[KUBE_ANNOTATION_TOPOLOGY_LABEL_KEY] = policy["labelKey"]
         if policy.get("clusterTopologyName"):
             annotations[KUBE_ANNOTATION_TOPOLOGY_CLUSTER_TOPOLOGY_NAME] = policy["clusterTopologyName"]
+    preserved = _preserved_component_envelope(graph, name)
+    if preserved is not None:
+        annotations[DCD_SPEC_ANNOTATION] = preserved
     if graph.spec.restart is not None:
         _ensure_pod_template(spec)["metadata"]["annotations"][RESTART_ANNOTATION] = graph.spec.restart.id
     if ctype == COMPONENT_TYPE_PLANNER:

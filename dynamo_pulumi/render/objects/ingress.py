@@ -1,7 +1,7 @@
 """Ingress and Istio VirtualService for frontend DCDs (rendering-core 2.6).
 
-The ingress spec is the preserved v1alpha1 ``ingress`` block when one exists (callers pass it to
-:func:`build_ingress` / :func:`build_virtual_service`), otherwise the default built from the
+The ingress spec is the preserved v1alpha1 ``ingress`` block when one exists (a converted alpha
+component carries it in its conversion annotation), otherwise the default built from the
 operator's ``ingress`` configuration for a frontend DCD of a graph.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dynamo_pulumi.api.conversion import preserved_alpha_spec
 from dynamo_pulumi.constants import DEFAULT_INGRESS_SUFFIX, DYNAMO_SERVICE_PORT, ISTIO_NETWORKING_API_VERSION
 from dynamo_pulumi.naming import normalize_kube_resource_name
 from dynamo_pulumi.platform import IngressConfig
@@ -98,8 +99,29 @@ def build_virtual_service(dcd_name: str, namespace: str, spec: IngressSpec) -> l
     return [k8s_object(ISTIO_NETWORKING_API_VERSION, VIRTUAL_SERVICE_KIND, meta, spec=body)]
 
 
+def preserved_ingress_spec(ctx: ComponentContext) -> IngressSpec | None:
+    """The alpha ``ingress`` block a converted component carries in its conversion annotation."""
+    preserved = preserved_alpha_spec(ctx.model)
+    alpha = getattr(preserved, "ingress", None)
+    if alpha is None:
+        return None
+    return IngressSpec(
+        enabled=bool(alpha.enabled),
+        host=alpha.host or "",
+        use_virtual_service=bool(alpha.use_virtual_service),
+        virtual_service_gateway=alpha.virtual_service_gateway,
+        host_prefix=alpha.host_prefix,
+        tls_secret_name=alpha.tls.secret_name if alpha.tls is not None else None,
+        host_suffix=alpha.host_suffix,
+        ingress_controller_class_name=alpha.ingress_controller_class_name,
+    )
+
+
 def component_ingress_spec(ctx: ComponentContext) -> IngressSpec | None:
-    """``dcdIngressSpec`` without alpha preservation: frontends of a graph get the default."""
+    """``dcdIngressSpec``: a preserved alpha spec wins; frontends of a graph get the default."""
+    preserved = preserved_ingress_spec(ctx)
+    if preserved is not None:
+        return preserved
     parent = ctx.graph_name or dcd_meta.graph_name(ctx.dcd)
     if not ctx.is_frontend or not parent:
         return None

@@ -17,6 +17,7 @@ from dynamo_pulumi.render.objects import (
     ingress,
     lws,
     model_service,
+    pvc,
     rbac,
     scaling_adapter,
     service,
@@ -37,6 +38,7 @@ class Builder(Generic[C]):
 
 GRAPH_BUILDERS: tuple[Builder[GraphContext], ...] = (
     Builder("rbac", rbac.build),
+    Builder("pvc", pvc.build),
     Builder("epp", epp.build),
     Builder("wait-for-leader", wait_leader.build),
     Builder("scaling-adapter", scaling_adapter.build),
