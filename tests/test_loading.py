@@ -199,3 +199,29 @@ def test_unsupported_source_type_is_an_input_error() -> None:
 def test_missing_file_without_yaml_suffix_is_an_input_error() -> None:
     with pytest.raises(InputError, match=r"graph-file: no such file"):
         load_documents("graph-file")
+
+
+def test_alpha_extra_pod_spec_is_checked_against_the_pod_spec_schema() -> None:
+    bad = ALPHA_DGD.replace("      extraPodSpec:\n", "      extraPodSpec:\n        nodeSelector: gpu\n")
+    with pytest.raises(GraphValidationError) as info:
+        load_graph(bad)
+    assert [str(e) for e in info.value.errors] == [
+        'spec.services.Worker.extraPodSpec.nodeSelector: Invalid value: "gpu": '
+        'spec.services.Worker.extraPodSpec.nodeSelector in body must be of type object: "string"'
+    ]
+
+
+def test_alpha_main_container_needs_no_name_but_known_fields() -> None:
+    bad = ALPHA_DGD.replace("          image:", "          imagee: x\n          image:")
+    with pytest.raises(GraphValidationError) as info:
+        load_graph(bad)
+    assert [str(e) for e in info.value.errors] == [
+        'unknown field "spec.services.Worker.extraPodSpec.mainContainer.imagee"'
+    ]
+
+
+def test_alpha_env_entries_need_a_name() -> None:
+    bad = ALPHA_DGD.replace("      componentType: worker\n", "      componentType: worker\n      envs: [{value: x}]\n")
+    with pytest.raises(GraphValidationError) as info:
+        load_graph(bad)
+    assert [str(e) for e in info.value.errors] == ["spec.services.Worker.envs[0].name: Required value"]

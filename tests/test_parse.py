@@ -165,3 +165,64 @@ def test_non_mapping_is_an_input_error() -> None:
 
 def test_wire_path_formats_indexes_in_brackets() -> None:
     assert wire_path(("spec", "components", 2, "podTemplate")) == "spec.components[2].podTemplate"
+
+
+# --- core/v1 types embedded in pod templates ----------------------------------------------------
+
+
+def with_pod_spec(pod_spec: dict[str, Any]) -> dict[str, Any]:
+    return dgd({"components": [{"name": "w", "podTemplate": {"spec": pod_spec}}]})
+
+
+POD = "spec.components[0].podTemplate.spec"
+
+
+def test_container_without_name_is_required_value() -> None:
+    err = only_error(with_pod_spec({"containers": [{"image": "x"}]}))
+    assert str(err) == f"{POD}.containers[0].name: Required value"
+
+
+def test_pod_template_spec_without_containers_is_required_value() -> None:
+    err = only_error(with_pod_spec({"nodeSelector": {"a": "b"}}))
+    assert str(err) == f"{POD}.containers: Required value"
+
+
+def test_misspelt_container_field_is_an_unknown_field() -> None:
+    err = only_error(with_pod_spec({"containers": [{"name": "main", "imagee": "x"}]}))
+    assert str(err) == f'unknown field "{POD}.containers[0].imagee"'
+
+
+def test_string_container_port_is_a_type_error() -> None:
+    err = only_error(with_pod_spec({"containers": [{"name": "main", "ports": [{"containerPort": "80"}]}]}))
+    assert err.detail == f'{POD}.containers[0].ports[0].containerPort in body must be of type integer: "string"'
+
+
+def test_unparsable_resource_quantity_must_match_the_quantity_pattern() -> None:
+    err = only_error(with_pod_spec({"containers": [{"name": "main", "resources": {"limits": {"cpu": "lots"}}}]}))
+    assert err.path == f"{POD}.containers[0].resources.limits.cpu"
+    assert err.detail.startswith(f"{POD}.containers[0].resources.limits.cpu in body should match '^(\\+|-)?")
+
+
+def test_integer_quantity_is_accepted() -> None:
+    parse_object(with_pod_spec({"containers": [{"name": "main", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}))
+
+
+def test_unresolved_deploy_time_value_is_not_judged_by_type() -> None:
+    token = "__dynamo_pulumi_output_3__"
+    parse_object(with_pod_spec({"containers": [{"name": "main", "ports": [{"containerPort": token}]}]}))
+
+
+def test_pod_template_metadata_is_not_checked() -> None:
+    data = dgd({"components": [{"name": "w", "podTemplate": {"metadata": {"creationTimestamp": None}}}]})
+    parse_object(data)
+
+
+def test_role_pod_templates_are_checked_too() -> None:
+    data = dgd({"components": [{"name": "w", "roles": [{"name": "leader", "podTemplate": {"spec": {"containers": [{}]}}}]}]})
+    assert [e.path for e in errors_of(data)] == ["spec.components[0].roles[0].podTemplate.spec.containers[0].name"]
+
+
+def test_model_and_pod_errors_are_reported_together() -> None:
+    data = with_pod_spec({"containers": [{"image": "x"}]})
+    data["spec"]["backendFramework"] = "jax"
+    assert {e.path for e in errors_of(data)} == {"spec.backendFramework", f"{POD}.containers[0].name"}

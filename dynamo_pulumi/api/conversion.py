@@ -27,6 +27,7 @@ from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api import v1beta1 as beta
 from dynamo_pulumi.api.conversion_pod import build_pod_template
 from dynamo_pulumi.api.parse import object_name, parse_model, translate_errors
+from dynamo_pulumi.api.pod_schema import alpha_embedded_errors
 from dynamo_pulumi.api.quantity import canonical_quantity
 from dynamo_pulumi.constants import FRONTEND_SIDECAR_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, GraphValidationError
@@ -456,4 +457,6 @@ def parse_alpha(data: Mapping[str, Any]) -> alpha.AlphaObject:
     kind = str(data.get("kind"))
     model = alpha.ALPHA_KINDS[kind]
     pruned = prune_nulls(data)
-    return parse_model(model, pruned, kind=kind, name=object_name(data))  # type: ignore[return-value]
+    return parse_model(  # type: ignore[return-value]
+        model, pruned, kind=kind, name=object_name(data), extra_errors=alpha_embedded_errors
+    )

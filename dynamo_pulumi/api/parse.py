@@ -10,7 +10,7 @@ error list, so the schema lives in one place (the models).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -194,12 +194,59 @@ def _same_path_seen(path: str, errors: list[FieldError]) -> bool:
     return any(e.path == path for e in errors)
 
 
-def parse_model(model: type[M], data: Any, *, kind: str, name: str = "", prefix: str = "") -> M:
-    """Validate ``data`` as ``model`` or raise :class:`GraphValidationError` with every error."""
+def parse_model(
+    model: type[M],
+    data: Any,
+    *,
+    kind: str,
+    name: str = "",
+    prefix: str = "",
+    extra_errors: Callable[[Any], list[FieldError]] | None = None,
+) -> M:
+    """Validate ``data`` as ``model`` or raise :class:`GraphValidationError` with every error.
+
+    ``extra_errors(data)`` adds schema violations the model does not see (embedded core types).
+    """
+    errors: list[FieldError] = []
+    result: M | None = None
     try:
-        return model.model_validate(data)
+        result = model.model_validate(data)
     except ValidationError as exc:
-        raise GraphValidationError(translate_errors(exc, data, prefix), kind=kind, name=name) from None
+        errors = translate_errors(exc, data, prefix)
+    if extra_errors is not None:
+        seen = {e.path for e in errors}
+        errors += [e for e in extra_errors(data) if e.path not in seen]
+    if errors or result is None:
+        raise GraphValidationError(errors, kind=kind, name=name)
+    return result
+
+
+def _items(value: Any) -> list[tuple[int, Mapping[str, Any]]]:
+    return [(i, v) for i, v in enumerate(value) if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _component_pod_errors(comp: Any, path: str) -> list[FieldError]:
+    from dynamo_pulumi.api.pod_schema import pod_template_errors
+
+    if not isinstance(comp, Mapping):
+        return []
+    errors = pod_template_errors(comp.get("podTemplate"), f"{path}.podTemplate")
+    for j, role in _items(comp.get("roles")):
+        errors += pod_template_errors(role.get("podTemplate"), f"{path}.roles[{j}].podTemplate")
+    return errors
+
+
+def embedded_pod_errors(data: Any) -> list[FieldError]:
+    """Core/v1 schema violations inside the pod templates of a v1beta1 DGD or DCD."""
+    spec = data.get("spec") if isinstance(data, Mapping) else None
+    if not isinstance(spec, Mapping):
+        return []
+    if data.get("kind") == "DynamoComponentDeployment":
+        return _component_pod_errors(spec, "spec")
+    errors: list[FieldError] = []
+    for i, comp in _items(spec.get("components")):
+        errors += _component_pod_errors(comp, f"spec.components[{i}]")
+    return errors
 
 
 def object_name(data: Mapping[str, Any]) -> str:
@@ -222,5 +269,7 @@ def parse_object(data: Any, source: str = "") -> DynamoObject:
     if model is None:
         supported = ", ".join(KINDS)
         raise InputError(f"unknown kind {kind!r} (expected one of {supported})", source)
-    obj = parse_model(model, dict(data), kind=str(kind), name=object_name(data))
+    obj = parse_model(
+        model, dict(data), kind=str(kind), name=object_name(data), extra_errors=embedded_pod_errors
+    )
     return obj  # type: ignore[return-value]
