@@ -15,10 +15,9 @@ the user wrote, so admission errors can be reported there.
 
 from __future__ import annotations
 
-import json
 import typing
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,49 +26,34 @@ from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api import v1beta1 as beta
 from dynamo_pulumi.api.conversion_pod import build_pod_template
 from dynamo_pulumi.api.parse import object_name, parse_model, translate_errors
+from dynamo_pulumi.api.path_map import PathMap, Recorder
 from dynamo_pulumi.api.pod_schema import alpha_embedded_errors
+from dynamo_pulumi.api.preservation import (
+    DCD_SPEC_ANNOTATION,
+    DGD_SPEC_ANNOTATION,
+    PRESERVED_ENVELOPE_VERSION,
+    PROMOTED_SUB_TYPES,
+    metadata_with,
+    preserved_alpha_spec,
+    preserved_shared_spec,
+)
 from dynamo_pulumi.api.quantity import canonical_quantity
 from dynamo_pulumi.constants import FRONTEND_SIDECAR_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, GraphValidationError
 
-DGD_SPEC_ANNOTATION = "nvidia.com/dgd-spec"
-DCD_SPEC_ANNOTATION = "nvidia.com/dcd-spec"
-PRESERVED_ENVELOPE_VERSION = 1
+__all__ = [
+    "DCD_SPEC_ANNOTATION",
+    "DGD_SPEC_ANNOTATION",
+    "PRESERVED_ENVELOPE_VERSION",
+    "Conversion",
+    "PathMap",
+    "convert",
+    "parse_alpha",
+    "preserved_alpha_spec",
+]
+
 _BETA_COMPONENT_TYPES = frozenset(typing.get_args(beta.ComponentType))
-_PROMOTED_SUB_TYPES = ("prefill", "decode")
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
-
-
-class PathMap(Mapping[str, str]):
-    """beta field path -> alpha field path; unlisted paths map through their longest listed prefix."""
-
-    def __init__(self) -> None:
-        self._entries: dict[str, str] = {}
-
-    def add(self, beta_path: str, alpha_path: str) -> None:
-        self._entries[beta_path] = alpha_path
-
-    def __getitem__(self, key: str) -> str:
-        return self._entries[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def alpha_path(self, beta_path: str) -> str:
-        """Where the user wrote what ``beta_path`` names (``beta_path`` itself when unmapped)."""
-        cut = len(beta_path)
-        while cut > 0:
-            prefix = beta_path[:cut]
-            if prefix in self._entries:
-                return self._entries[prefix] + beta_path[cut:]
-            cut = max(beta_path.rfind(".", 0, cut), beta_path.rfind("[", 0, cut))
-        return beta_path
-
-    def map_error(self, error: FieldError) -> FieldError:
-        return replace(error, path=self.alpha_path(error.path))
 
 
 @dataclass(frozen=True)
@@ -88,7 +72,7 @@ class Conversion:
 
 def component_type_to_hub(spec: alpha.DynamoComponentDeploymentSharedSpec) -> str:
     """``worker`` + ``subComponentType: prefill|decode`` is the beta type prefill|decode."""
-    if spec.component_type == "worker" and spec.sub_component_type in _PROMOTED_SUB_TYPES:
+    if spec.component_type == "worker" and spec.sub_component_type in PROMOTED_SUB_TYPES:
         return spec.sub_component_type
     return spec.component_type or ""
 
@@ -143,7 +127,7 @@ def _checkpoint_to_hub(cp: alpha.ServiceCheckpointConfig) -> dict[str, Any]:
     return out
 
 
-def _experimental_to_hub(spec: alpha.DynamoComponentDeploymentSharedSpec, rec: _Recorder) -> dict[str, Any]:
+def _experimental_to_hub(spec: alpha.DynamoComponentDeploymentSharedSpec, rec: Recorder) -> dict[str, Any]:
     exp: dict[str, Any] = {}
     if spec.gpu_memory_service is not None and spec.gpu_memory_service.enabled:
         exp["gpuMemoryService"] = _gms_to_hub(spec.gpu_memory_service)
@@ -155,28 +139,6 @@ def _experimental_to_hub(spec: alpha.DynamoComponentDeploymentSharedSpec, rec: _
         exp["checkpoint"] = _checkpoint_to_hub(spec.checkpoint)
         rec("experimental.checkpoint", "checkpoint")
     return exp
-
-
-class _Recorder:
-    """Records ``beta_base.<sub> -> alpha_base.<sub>`` pairs into a PathMap."""
-
-    def __init__(self, paths: PathMap, beta_base: str, alpha_base: str) -> None:
-        self.paths, self.beta_base, self.alpha_base = paths, beta_base, alpha_base
-        paths.add(beta_base, alpha_base)
-
-    def __call__(self, beta_sub: str, alpha_sub: str) -> None:
-        self.paths.add(_join(self.beta_base, beta_sub), _join(self.alpha_base, alpha_sub))
-
-    def sub(self, beta_sub: str) -> typing.Callable[[str, str], None]:
-        return lambda b, a: self(_join(beta_sub, b), a)
-
-
-def _join(base: str, sub: str) -> str:
-    if not sub:
-        return base
-    if not base or sub.startswith("["):
-        return base + sub
-    return f"{base}.{sub}"
 
 
 _SAME_NAME_FIELDS = (
@@ -192,7 +154,7 @@ _SAME_NAME_FIELDS = (
 
 
 def convert_shared_spec(
-    spec: alpha.DynamoComponentDeploymentSharedSpec, rec: _Recorder
+    spec: alpha.DynamoComponentDeploymentSharedSpec, rec: Recorder
 ) -> tuple[dict[str, Any], str]:
     """``ConvertFromDynamoComponentDeploymentSharedSpec`` as a beta wire dict (no ``name``),
     plus the component type (kept apart: alpha allows types the beta enum does not)."""
@@ -220,7 +182,7 @@ def convert_shared_spec(
     return out, ctype
 
 
-def _compilation_cache(spec: alpha.DynamoComponentDeploymentSharedSpec, out: dict[str, Any], rec: _Recorder) -> None:
+def _compilation_cache(spec: alpha.DynamoComponentDeploymentSharedSpec, out: dict[str, Any], rec: Recorder) -> None:
     """The first mount flagged ``useAsCompilationCache`` becomes ``compilationCache``."""
     for i, vm in enumerate(spec.volume_mounts or []):
         if vm.use_as_compilation_cache:
@@ -255,76 +217,6 @@ class _ConversionFailed(Exception):
     def __init__(self, errors: list[FieldError]) -> None:
         self.errors = errors
         super().__init__("conversion failed")
-
-
-# --- preservation -----------------------------------------------------------------------------
-
-
-def preserved_shared_spec(spec: alpha.DynamoComponentDeploymentSharedSpec, name: str | None) -> dict[str, Any]:
-    """The alpha-only fields of one service (``saveSharedAlphaOnlySpec``, without origin splits)."""
-    wire = spec.to_wire()
-    keep: dict[str, Any] = {}
-    if spec.sub_component_type and component_type_to_hub(spec) != spec.sub_component_type:
-        keep["subComponentType"] = spec.sub_component_type
-    for key in ("dynamoNamespace", "autoscaling", "ingress"):
-        if key in wire and wire[key] is not None:
-            keep[key] = wire[key]
-    for key in ("annotations", "labels"):
-        if wire.get(key):
-            keep[key] = wire[key]
-    for key, feature in (("scalingAdapter", spec.scaling_adapter), ("gpuMemoryService", spec.gpu_memory_service),
-                         ("failover", spec.failover)):
-        if feature is not None and not feature.enabled:
-            keep[key] = wire[key]
-    multinode = wire.get("multinode") or {}
-    roles = {k: multinode[k] for k in ("leader", "worker") if k in multinode}
-    if roles:
-        keep["multinode"] = {"nodeCount": spec.multinode.node_count or 2, **roles} if spec.multinode else roles
-    if name is not None and spec.service_name and spec.service_name != name:
-        keep["serviceName"] = spec.service_name
-    return keep
-
-
-def _envelope(spec: dict[str, Any]) -> str:
-    return json.dumps({"version": PRESERVED_ENVELOPE_VERSION, "spec": spec}, separators=(",", ":"))
-
-
-def _metadata_with(meta: alpha.ObjectMeta, annotation: str, preserved: dict[str, Any]) -> dict[str, Any]:
-    """Object metadata as given, any stale conversion annotation replaced by this conversion's."""
-    out = meta.to_wire()
-    annotations = {k: v for k, v in (out.get("annotations") or {}).items() if k != annotation}
-    if preserved:
-        annotations[annotation] = _envelope(preserved)
-    if annotations:
-        out["annotations"] = annotations
-    else:
-        out.pop("annotations", None)
-    return out
-
-
-def preserved_alpha_spec(
-    obj: beta.DynamoObject,
-) -> alpha.DynamoGraphDeploymentSpec | alpha.DynamoComponentDeploymentSpec | None:
-    """The alpha-only data a converted object carries in its conversion annotation, if any.
-
-    Renderers read component annotations/labels, ingress, dynamoNamespace, pvcs and a
-    non-promoting subComponentType from here, as the operator does.
-    """
-    if isinstance(obj, beta.DynamoGraphDeployment):
-        key, model = DGD_SPEC_ANNOTATION, alpha.DynamoGraphDeploymentSpec
-    elif isinstance(obj, beta.DynamoComponentDeployment):
-        key, model = DCD_SPEC_ANNOTATION, alpha.DynamoComponentDeploymentSpec
-    else:
-        return None
-    raw = obj.annotations.get(key)
-    if not raw:
-        return None
-    try:
-        decoded = json.loads(raw)
-        spec = decoded.get("spec", decoded) if isinstance(decoded, dict) else None
-        return model.model_validate(spec) if isinstance(spec, dict) else None
-    except (ValueError, ValidationError):
-        return None
 
 
 # --- objects ----------------------------------------------------------------------------------
@@ -369,7 +261,7 @@ def _convert_dgd(src: alpha.DynamoGraphDeployment) -> Conversion:
         if svc is None:
             continue
         where = f"spec.components[{len(components)}]"
-        rec = _Recorder(paths, where, f"spec.services[{name}]")
+        rec = Recorder(paths, where, f"spec.services[{name}]")
         rec("name", "")  # the map key is the name
         data, ctype = convert_shared_spec(svc, rec)
         components.append(_build_component(beta.DynamoComponentDeploymentSharedSpec, {"name": name, **data},
@@ -378,7 +270,7 @@ def _convert_dgd(src: alpha.DynamoGraphDeployment) -> Conversion:
         if kept:
             preserved.setdefault("services", {})[name] = kept
     obj = beta.DynamoGraphDeployment.model_validate(
-        {"metadata": _metadata_with(src.metadata, DGD_SPEC_ANNOTATION, preserved), "spec": spec}
+        {"metadata": metadata_with(src.metadata, DGD_SPEC_ANNOTATION, preserved), "spec": spec}
     )
     if components:
         obj.spec.components = components
@@ -387,7 +279,7 @@ def _convert_dgd(src: alpha.DynamoGraphDeployment) -> Conversion:
 
 def _convert_dcd(src: alpha.DynamoComponentDeployment) -> Conversion:
     paths = PathMap()
-    rec = _Recorder(paths, "spec", "spec")
+    rec = Recorder(paths, "spec", "spec")
     data, ctype = convert_shared_spec(src.spec, rec)
     if src.spec.backend_framework:
         data["backendFramework"] = src.spec.backend_framework
@@ -399,7 +291,7 @@ def _convert_dcd(src: alpha.DynamoComponentDeployment) -> Conversion:
     spec = _build_component(beta.DynamoComponentDeploymentSpec, data, ctype, paths, "spec")
     preserved = preserved_shared_spec(src.spec, None)
     obj = beta.DynamoComponentDeployment.model_validate(
-        {"metadata": _metadata_with(src.metadata, DCD_SPEC_ANNOTATION, preserved), "spec": {}}
+        {"metadata": metadata_with(src.metadata, DCD_SPEC_ANNOTATION, preserved), "spec": {}}
     )
     obj.spec = spec
     return Conversion(src, obj, paths, _preserved_model(alpha.DynamoComponentDeploymentSpec, preserved))
