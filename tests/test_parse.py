@@ -226,3 +226,8 @@ def test_model_and_pod_errors_are_reported_together() -> None:
     data = with_pod_spec({"containers": [{"image": "x"}]})
     data["spec"]["backendFramework"] = "jax"
     assert {e.path for e in errors_of(data)} == {"spec.backendFramework", f"{POD}.containers[0].name"}
+
+
+def test_graph_env_entries_are_env_vars() -> None:
+    err = only_error(dgd({"env": [{"name": "A", "valu": "1"}]}))
+    assert str(err) == 'unknown field "spec.env[0].valu"'

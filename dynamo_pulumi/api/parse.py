@@ -237,13 +237,18 @@ def _component_pod_errors(comp: Any, path: str) -> list[FieldError]:
 
 
 def embedded_pod_errors(data: Any) -> list[FieldError]:
-    """Core/v1 schema violations inside the pod templates of a v1beta1 DGD or DCD."""
+    """Core/v1 schema violations inside the pod templates (and graph env) of a v1beta1 DGD or DCD."""
     spec = data.get("spec") if isinstance(data, Mapping) else None
     if not isinstance(spec, Mapping):
         return []
     if data.get("kind") == "DynamoComponentDeployment":
         return _component_pod_errors(spec, "spec")
+    from dynamo_pulumi.api.pod_schema import ENV_VAR, schema_errors
+
     errors: list[FieldError] = []
+    env = spec.get("env")
+    for i, entry in enumerate(env if isinstance(env, list) else []):
+        errors += schema_errors(entry, ENV_VAR, f"spec.env[{i}]")
     for i, comp in _items(spec.get("components")):
         errors += _component_pod_errors(comp, f"spec.components[{i}]")
     return errors
