@@ -1,4 +1,8 @@
-"""A malformed pod template is a user mistake: the rules report it or ignore it, never crash."""
+"""A malformed pod template is a user mistake: the rules report it or ignore it, never crash.
+
+Whatever is reported must be a well-formed field error about this component: a :class:`FieldError`
+of a known type, at a path under the component, whose kubectl-style line carries a message.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,24 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from validation_component_support import dgd_ctx, errors, grove_ctx, update_errors, worker
+from validation_component_support import (
+    DGD_PATH,
+    dgd_comp,
+    dgd_ctx,
+    grove_ctx,
+    worker,
+)
+
+from dynamo_pulumi.errors import ErrorType, FieldError
+from dynamo_pulumi.validation.component import validate_component, validate_component_update
+from dynamo_pulumi.validation.context import ValidationContext
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=6))
 _json = st.recursive(
     _scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=12,
 )
 _KEYS = ["name", "image", "command", "args", "resources", "livenessProbe", "restartPolicy", "env"]
@@ -27,6 +43,26 @@ _pod_spec = st.fixed_dictionaries(
 _template = st.fixed_dictionaries({"spec": _pod_spec}, optional={"metadata": _json})
 
 
+COMPONENT = str(DGD_PATH)
+
+
+def _assert_well_formed(found: list[FieldError]) -> None:
+    for error in found:
+        assert isinstance(error, FieldError)
+        assert isinstance(error.type, ErrorType)
+        assert error.path == COMPONENT or error.path.startswith((f"{COMPONENT}.", f"{COMPONENT}[")), (
+            error.path
+        )
+        line = str(error)
+        assert line.startswith(f"{error.path}: {error.type.value}"), line
+        # Something after the "path: Type" prefix: a value, a detail or the supported values.
+        assert len(line) > len(f"{error.path}: {error.type.value}"), line
+
+
+def _stateless(wire: dict[str, Any], ctx: ValidationContext) -> list[FieldError]:
+    return validate_component(dgd_comp(wire), DGD_PATH, ctx).errors
+
+
 @settings(max_examples=150, deadline=None)
 @given(template=_template, component_type=st.sampled_from(["worker", "frontend", "epp", "planner"]))
 def test_arbitrary_pod_templates_never_raise(template: dict[str, Any], component_type: str) -> None:
@@ -36,6 +72,11 @@ def test_arbitrary_pod_templates_never_raise(template: dict[str, Any], component
         frontendSidecar="main",
         experimental={"gpuMemoryService": {"extraClientContainers": ["x"]}, "failover": {"mode": "InterPod"}},
     )
-    assert isinstance(errors(wire, dgd_ctx(backend_framework="vllm")), list)
-    assert isinstance(errors(wire, grove_ctx()), list)
-    assert isinstance(update_errors(worker(), wire), list)
+    found = _stateless(wire, dgd_ctx(backend_framework="vllm"))
+    # The failover/GMS combination configured above is always wrong (modes differ), so the rules
+    # must say so whatever the template looks like.
+    assert any(e.path == f"{COMPONENT}.experimental.failover.mode" for e in found), found
+    _assert_well_formed(found)
+    _assert_well_formed(_stateless(wire, grove_ctx()))
+    transition = validate_component_update(dgd_comp(worker()), dgd_comp(wire), DGD_PATH, dgd_ctx("update"))
+    _assert_well_formed(transition.errors)
