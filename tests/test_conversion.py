@@ -400,3 +400,7 @@ def test_resource_quantities_are_canonicalized_like_go() -> None:
 
 def test_shared_memory_size_is_canonicalized_and_zero_dropped() -> None:
     assert component({"W": {"sharedMemory": {"size": "1024Mi"}}}, "W")["sharedMemorySize"] == "1Gi"
+
+
+def test_empty_multinode_gets_the_crd_default_node_count() -> None:
+    assert component({"W": {"componentType": "worker", "multinode": {}}}, "W")["multinode"] == {"nodeCount": 2}

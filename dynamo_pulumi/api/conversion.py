@@ -53,6 +53,7 @@ __all__ = [
 ]
 
 _BETA_COMPONENT_TYPES = frozenset(typing.get_args(beta.ComponentType))
+MULTINODE_DEFAULT_NODE_COUNT = 2
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
 
 
@@ -91,6 +92,17 @@ def _shared_memory_size(spec: alpha.DynamoComponentDeploymentSharedSpec) -> str 
     except (ValueError, TypeError, ArithmeticError):
         return None  # the schema pattern admits only parseable quantities; nothing to convert
     return None if size == "0" else size
+
+
+def _multinode_to_hub(multinode: alpha.MultinodeSpec) -> dict[str, Any]:
+    """nodeCount (the CRD default 2 is applied before conversion) and, where the v1beta1 model
+    has them, the per-role provider overrides (otherwise they stay in the preserved data)."""
+    out: dict[str, Any] = {"nodeCount": multinode.node_count or MULTINODE_DEFAULT_NODE_COUNT}
+    for role in ("leader", "worker"):
+        value = getattr(multinode, role)
+        if value is not None and role in beta.MultinodeSpec.model_fields:
+            out[role] = value.to_wire()
+    return out
 
 
 def _gms_to_hub(gms: alpha.GPUMemoryServiceSpec) -> dict[str, Any]:
@@ -162,8 +174,8 @@ def convert_shared_spec(
     out: dict[str, Any] = {k: wire[k] for k in _SAME_NAME_FIELDS if wire.get(k) is not None}
     ctype = component_type_to_hub(spec)
     rec("type", "subComponentType" if ctype != (spec.component_type or "") else "componentType")
-    if spec.multinode is not None and spec.multinode.node_count is not None:
-        out["multinode"] = {"nodeCount": spec.multinode.node_count}
+    if spec.multinode is not None:
+        out["multinode"] = _multinode_to_hub(spec.multinode)
     size = _shared_memory_size(spec)
     if size is not None:
         out["sharedMemorySize"] = size

@@ -40,9 +40,10 @@ def preserved_shared_spec(spec: alpha.DynamoComponentDeploymentSharedSpec, name:
         if feature is not None and not feature.enabled:
             keep[key] = wire[key]
     multinode = wire.get("multinode") or {}
-    roles = {k: multinode[k] for k in ("leader", "worker") if k in multinode}
+    # Per-role overrides the v1beta1 model cannot hold yet are kept rather than lost.
+    roles = {k: v for k, v in multinode.items() if k in ("leader", "worker") and k not in beta.MultinodeSpec.model_fields}
     if roles:
-        keep["multinode"] = {"nodeCount": spec.multinode.node_count or 2, **roles} if spec.multinode else roles
+        keep["multinode"] = roles
     if name is not None and spec.service_name and spec.service_name != name:
         keep["serviceName"] = spec.service_name
     return keep
