@@ -43,7 +43,10 @@ class PathMap(Mapping[str, str]):
         return beta_path
 
     def map_error(self, error: FieldError) -> FieldError:
-        return replace(error, path=self.alpha_path(error.path))
+        """The error at its alpha path (schema details that quote the path follow it)."""
+        alpha_path = self.alpha_path(error.path)
+        detail = error.detail.replace(f"{error.path} in body", f"{alpha_path} in body")
+        return replace(error, path=alpha_path, detail=detail)
 
 
 
