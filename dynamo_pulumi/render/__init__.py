@@ -25,22 +25,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from dynamo_pulumi import defaulting
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.constants import (
-    KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE,
-    KUBE_LABEL_DYNAMO_WORKER_HASH,
-)
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render.backend_framework import component_backend_framework
+from dynamo_pulumi.render.component_pods import component_render_context, pod_template_renderer
 from dynamo_pulumi.render.graph import generate_component_deployments
 from dynamo_pulumi.render.objects import dcd_meta
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
+from dynamo_pulumi.render.pathway import Pathway, choose_pathway
 from dynamo_pulumi.render.worker_hash import compute_worker_hash
 
 DEFAULT_NAMESPACE = "default"
-KUBE_DISCOVERY_MODE_POD = "pod"
 
 Graph = DynamoGraphDeployment | DynamoComponentDeployment
 
@@ -79,62 +76,6 @@ class RenderResult:
         return next((d for d in self.components if dcd_meta.component_name(d) == component), None)
 
 
-# --- pod templates --------------------------------------------------------------------------------
-
-
-def _pod_template_builder() -> Any:
-    try:
-        from dynamo_pulumi.render.pod import build_pod_template
-    except ImportError as exc:  # pragma: no cover - only while the pod assembly is being written
-        raise RenderError(f"pod template assembly is not available: {exc}") from None
-    return build_pod_template
-
-
-def _multinode_wiring(model: DynamoComponentDeployment, uses_lws: bool) -> Any:
-    if not uses_lws:
-        return None
-    from dynamo_pulumi.render.backends.multinode import lws_wiring
-
-    return lws_wiring(model.spec.number_of_nodes)
-
-
-def _pod_renderer(
-    dcd: dict[str, Any],
-    model: DynamoComponentDeployment,
-    namespace: str,
-    platform: Platform,
-    graph_name: str,
-    graph_has_epp: bool,
-) -> Any:
-    """A function role -> pod template for one DCD, built on the pod assembly's context."""
-    from dynamo_pulumi.render.context import ComponentRenderContext
-
-    annotations = dcd_meta.dcd_kube_annotations(dcd)
-    from dynamo_pulumi.render.objects.context import discovery_backend
-
-    backend = dcd.get("spec", {}).get("backendFramework") or ""
-    base = {
-        "dcd": model,
-        "dcd_name": dcd["metadata"]["name"],
-        "graph_name": graph_name,
-        "namespace": namespace,
-        "dynamo_namespace": dcd_meta.dcd_dynamo_namespace(dcd, namespace),
-        "platform": platform,
-        "backend_framework": component_backend_framework(dcd["spec"], backend),
-        "pathway": "component",
-        "multinode_wiring": _multinode_wiring(model, model.spec.is_multinode and platform.lws_enabled),
-        "graph_has_epp": graph_has_epp,
-        "discovery_backend": discovery_backend(platform, annotations),
-        "discovery_mode": str(annotations.get(KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE, KUBE_DISCOVERY_MODE_POD)),
-        "worker_hash": (dcd["metadata"].get("labels") or {}).get(KUBE_LABEL_DYNAMO_WORKER_HASH, ""),
-    }
-
-    def render(role: str) -> dict[str, Any]:
-        return _pod_template_builder()(ComponentRenderContext(role=role, **base))
-
-    return render
-
-
 # --- per component --------------------------------------------------------------------------------
 
 
@@ -156,7 +97,9 @@ def _component_objects(
         model=model,
         namespace=namespace,
         platform=platform,
-        pod_template=_pod_renderer(dcd, model, namespace, platform, graph_name, graph_has_epp),
+        pod_template=pod_template_renderer(
+            component_render_context(dcd, model, namespace, platform, graph_name, graph_has_epp)
+        ),
         graph_name=graph_name,
         worker_hash=worker_hash,
         backend_framework=dcd["spec"].get("backendFramework") or "",
@@ -189,8 +132,7 @@ def _namespace(graph: Graph, namespace: str | None) -> str:
 
 
 def _default(graph: Graph, platform: Platform) -> Graph:
-    from dynamo_pulumi import defaulting
-
+    """The object as the mutating webhooks would store it on CREATE."""
     if isinstance(graph, DynamoGraphDeployment):
         return defaulting.default_graph(graph, platform)
     return defaulting.default_component_deployment(graph)
@@ -209,24 +151,20 @@ def render_component_deployment(
 
 
 def _render_grove(graph: DynamoGraphDeployment, platform: Platform, namespace: str) -> RenderResult:
-    try:
-        from dynamo_pulumi.render.grove import render_grove
-    except ImportError as exc:
-        raise RenderError(f"the Grove pathway is not available: {exc}") from None
-    result = render_grove(graph, platform, namespace)
-    if isinstance(result, RenderResult):
-        return result
-    objects = list(getattr(result, "objects", result))
-    owners = list(getattr(result, "owners", [None] * len(objects)))
-    return RenderResult(objects=objects, owners=owners, pathway="grove")
+    """The Grove pathway: one PodCliqueSet plus DGD-owned objects; every object is graph-level."""
+    from dynamo_pulumi.render.grove import render_grove
+
+    worker_hash = compute_worker_hash(graph, namespace)
+    objects = render_grove(graph, platform, namespace, worker_hash=worker_hash)
+    return RenderResult(
+        objects=objects, owners=[None] * len(objects), pathway="grove", worker_hash=worker_hash
+    )
 
 
 def render_graph_deployment(
     graph: DynamoGraphDeployment, platform: Platform, namespace: str
 ) -> RenderResult:
     """A DGD on the component pathway: DCDs, their objects, then the graph's shared objects."""
-    from dynamo_pulumi.render.pathway import Pathway, choose_pathway
-
     if choose_pathway(graph, platform) is Pathway.GROVE:
         return _render_grove(graph, platform, namespace)
     worker_hash = compute_worker_hash(graph, namespace)

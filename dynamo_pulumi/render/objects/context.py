@@ -17,7 +17,6 @@ from dynamo_pulumi.constants import (
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,
-    KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND,
 )
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.objects import dcd_meta
@@ -28,11 +27,8 @@ PodTemplateRenderer = Callable[[str], dict[str, Any]]
 
 
 def discovery_backend(platform: Platform, annotations: dict[str, Any] | None) -> str:
-    """``GetDiscoveryBackend``: the annotation overrides the operator configuration."""
-    annotations = annotations or {}
-    if KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND in annotations:
-        return str(annotations[KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND])
-    return platform.discovery.backend
+    """``GetDiscoveryBackend``: an annotation overrides the operator configuration."""
+    return str(pod_metadata.resolve_discovery(platform, annotations or {})[0])
 
 
 @dataclass(frozen=True)
