@@ -47,14 +47,28 @@ Source = str | Path | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 
 class _KubeYamlLoader(yaml.SafeLoader):
-    """YAML as ``kubectl`` decodes it: timestamps stay strings, duplicate keys are errors."""
+    """YAML as ``kubectl`` decodes it: timestamps stay strings, scalar keys become strings,
+    duplicate keys are errors."""
+
+
+def _json_key(key: Any) -> Any:
+    """A scalar mapping key as sigs.k8s.io/yaml turns it into a JSON object key."""
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return format(key, "g")
+    return key
 
 
 def _construct_mapping(loader: _KubeYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     loader.flatten_mapping(node)
     result: dict[Any, Any] = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _json_key(loader.construct_object(key_node, deep=True))
         if key in result:
             raise yaml.constructor.ConstructorError(
                 None, None, f'mapping key "{key}" already defined', key_node.start_mark
