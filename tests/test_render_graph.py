@@ -204,3 +204,32 @@ def test_render_does_not_modify_its_input() -> None:
     before = g.model_dump()
     render_graph(g, Platform())
     assert g.model_dump() == before
+
+
+ROLE_TEMPLATES = """
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: r}
+spec:
+  backendFramework: vllm
+  env: [{name: GRAPH, value: "1"}]
+  components:
+  - name: decode
+    type: decode
+    multinode: {nodeCount: 2}
+    roles:
+    - name: leader
+      podTemplate: {spec: {containers: [{name: main, image: "w:1.4.0", command: [python3], args: [-m, dynamo.vllm]}]}}
+    - name: worker
+      podTemplate: {spec: {containers: [{name: main, image: "w:1.4.0", command: [python3], args: [-m, dynamo.vllm]}]}}
+"""
+
+
+def test_role_templates_receive_the_graph_edits_and_no_component_template_appears() -> None:
+    decode = dcds(DynamoGraphDeployment.model_validate(yaml.safe_load(ROLE_TEMPLATES)))["decode"]
+    assert "podTemplate" not in decode["spec"]
+    worker_hash = decode["metadata"]["labels"]["nvidia.com/dynamo-worker-hash"]
+    for role in decode["spec"]["roles"]:
+        template = role["podTemplate"]
+        assert template["metadata"]["labels"]["nvidia.com/dynamo-worker-hash"] == worker_hash
+        assert {"name": "GRAPH", "value": "1"} in template["spec"]["containers"][0]["env"]

@@ -66,9 +66,8 @@ _KV_POLICY_ENV = frozenset(
 # --- pod template edits ---------------------------------------------------------------------------
 
 
-def _ensure_pod_template(spec: dict[str, Any]) -> dict[str, Any]:
-    """``ensurePodTemplate``: a podTemplate with label and annotation maps present."""
-    template = spec.setdefault("podTemplate", {})
+def _ensure_template_maps(template: dict[str, Any]) -> dict[str, Any]:
+    """``ensurePodTemplate``: label and annotation maps and a spec present."""
     meta = template.setdefault("metadata", {})
     meta.setdefault("labels", {})
     meta.setdefault("annotations", {})
@@ -76,7 +75,19 @@ def _ensure_pod_template(spec: dict[str, Any]) -> dict[str, Any]:
     return template
 
 
-def _ensuremain_container(template: dict[str, Any]) -> dict[str, Any]:
+def _pod_templates(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The templates the DGD's pod-template edits go into.
+
+    Normally the component's ``podTemplate`` (created when missing). When multinode roles carry
+    their own complete templates, the component-level template must stay absent (admission), so
+    the edits go into each role's template instead.
+    """
+    roles = [r.get("podTemplate") for r in spec.get("roles") or [] if isinstance(r, dict)]
+    templates = [t for t in roles if isinstance(t, dict)] or [spec.setdefault("podTemplate", {})]
+    return [_ensure_template_maps(t) for t in templates]
+
+
+def _ensure_main_container(template: dict[str, Any]) -> dict[str, Any]:
     """``ensureMainContainer``: the ``main`` container, prepended when missing."""
     pod_spec = template.setdefault("spec", {})
     containers = pod_spec.setdefault("containers", [])
@@ -90,7 +101,7 @@ def _ensuremain_container(template: dict[str, Any]) -> dict[str, Any]:
 
 def _apply_kv_transfer_policy(template: dict[str, Any], policy: dict[str, Any]) -> None:
     """Worker env, read-only mount and downward-API volume for ``kvTransferPolicy`` (labelKey form)."""
-    main = _ensuremain_container(template)
+    main = _ensure_main_container(template)
     envs = [
         {"name": ENV_KV_TRANSFER_DOMAIN, "value": policy["domain"]},
         {"name": ENV_KV_TRANSFER_ENFORCEMENT, "value": policy.get("enforcement") or "required"},
@@ -137,15 +148,14 @@ def _kv_policy_applies(graph: DynamoGraphDeployment, component_type: str | None)
     return policy.to_wire()
 
 
-def _apply_graph_template_defaults(spec: dict[str, Any], graph: DynamoGraphDeployment) -> None:
+def _apply_graph_template_defaults(template: dict[str, Any], graph: DynamoGraphDeployment, ctype: str | None) -> None:
     """``applyDGDTemplateDefaults``: graph env, kv policy, propagated annotations, spec metadata."""
     if graph.spec.env:
-        main = _ensuremain_container(_ensure_pod_template(spec))
+        main = _ensure_main_container(template)
         main["env"] = merge_envs(copy_tree(graph.spec.env), main.get("env"))
-    policy = _kv_policy_applies(graph, spec.get("type"))
+    policy = _kv_policy_applies(graph, ctype)
     if policy is not None:
-        _apply_kv_transfer_policy(_ensure_pod_template(spec), policy)
-    template = _ensure_pod_template(spec)
+        _apply_kv_transfer_policy(template, policy)
     annotations = template["metadata"]["annotations"]
     for key in GRAPH_PROPAGATED_ANNOTATIONS:
         if key in graph.annotations and key not in annotations:
@@ -155,14 +165,31 @@ def _apply_graph_template_defaults(spec: dict[str, Any], graph: DynamoGraphDeplo
     meta["labels"] = merge_low_priority(meta["labels"], graph.spec.labels)
 
 
+def _stamp_template(template: dict[str, Any], graph: DynamoGraphDeployment, ctype: str | None, worker_hash: str) -> None:
+    """Every pod-template edit of ``generateSingleDCD``, in the operator's order."""
+    meta = template["metadata"]
+    if is_worker_type(ctype):
+        meta["labels"][KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
+        if _has_epp(graph):
+            meta["labels"][KUBE_LABEL_DYNAMO_COMPONENT_CLASS] = COMPONENT_CLASS_WORKER
+    if ctype == COMPONENT_TYPE_EPP:
+        meta["annotations"].setdefault(KUBE_ANNOTATION_ISTIO_SIDECAR_INJECT, "false")
+    _apply_graph_template_defaults(template, graph, ctype)
+    if graph.spec.restart is not None:
+        meta["annotations"][RESTART_ANNOTATION] = graph.spec.restart.id
+    if ctype == COMPONENT_TYPE_PLANNER:
+        template["spec"]["serviceAccountName"] = PLANNER_SERVICE_ACCOUNT_NAME
+
+
+def _has_epp(graph: DynamoGraphDeployment) -> bool:
+    return any(c.type == COMPONENT_TYPE_EPP for c in graph.components)
+
+
 # --- one DCD --------------------------------------------------------------------------------------
 
 
-def _drop_empty_template_maps(spec: dict[str, Any]) -> None:
+def _drop_empty_template_maps(template: dict[str, Any]) -> None:
     """Go omits empty label/annotation maps (and an empty metadata) when it writes the DCD."""
-    template = spec.get("podTemplate")
-    if not isinstance(template, dict):
-        return
     meta = template.get("metadata")
     if isinstance(meta, dict):
         for key in ("labels", "annotations"):
@@ -170,8 +197,6 @@ def _drop_empty_template_maps(spec: dict[str, Any]) -> None:
                 del meta[key]
         if not meta:
             del template["metadata"]
-    if template.get("spec") == {} and "spec" in template and len(template) == 1:
-        template["spec"] = {}
 
 
 #: DynamoComponentDeploymentSpec fields in Go declaration order (``backendFramework``, then the
@@ -208,6 +233,21 @@ def _in_go_order(spec: dict[str, Any]) -> dict[str, Any]:
     if isinstance(template, dict) and "metadata" in template:
         ordered["podTemplate"] = {"metadata": template["metadata"], **template}
     return ordered
+
+
+def _dcd_annotations(graph: DynamoGraphDeployment, component: str, ctype: str | None) -> dict[str, Any]:
+    """DCD metadata annotations: topology-source keys for kv policy, the alpha conversion data."""
+    annotations: dict[str, Any] = {}
+    policy = _kv_policy_applies(graph, ctype)
+    if policy is not None:
+        if policy.get("labelKey"):
+            annotations[KUBE_ANNOTATION_TOPOLOGY_LABEL_KEY] = policy["labelKey"]
+        if policy.get("clusterTopologyName"):
+            annotations[KUBE_ANNOTATION_TOPOLOGY_CLUSTER_TOPOLOGY_NAME] = policy["clusterTopologyName"]
+    preserved = _preserved_component_envelope(graph, component)
+    if preserved is not None:
+        annotations[DCD_SPEC_ANNOTATION] = preserved
+    return annotations
 
 
 def _preserved_component_envelope(graph: DynamoGraphDeployment, component: str) -> str | None:
@@ -247,31 +287,14 @@ def generate_component_deployment(
             KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME: graph.name,
         }
     )
-    has_epp = any(c.type == COMPONENT_TYPE_EPP for c in graph.components)
     if is_worker_type(ctype):
-        template_labels = _ensure_pod_template(spec)["metadata"]["labels"]
         labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
-        template_labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
-        if has_epp:
+        if _has_epp(graph):
             labels[KUBE_LABEL_DYNAMO_COMPONENT_CLASS] = COMPONENT_CLASS_WORKER
-            template_labels[KUBE_LABEL_DYNAMO_COMPONENT_CLASS] = COMPONENT_CLASS_WORKER
-    if ctype == COMPONENT_TYPE_EPP:
-        _ensure_pod_template(spec)["metadata"]["annotations"].setdefault(KUBE_ANNOTATION_ISTIO_SIDECAR_INJECT, "false")
-    _apply_graph_template_defaults(spec, graph)
-    annotations: dict[str, Any] = {}
-    policy = _kv_policy_applies(graph, ctype)
-    if policy is not None:
-        if policy.get("labelKey"):
-            annotations[KUBE_ANNOTATION_TOPOLOGY_LABEL_KEY] = policy["labelKey"]
-        if policy.get("clusterTopologyName"):
-            annotations[KUBE_ANNOTATION_TOPOLOGY_CLUSTER_TOPOLOGY_NAME] = policy["clusterTopologyName"]
-    preserved = _preserved_component_envelope(graph, name)
-    if preserved is not None:
-        annotations[DCD_SPEC_ANNOTATION] = preserved
-    if graph.spec.restart is not None:
-        _ensure_pod_template(spec)["metadata"]["annotations"][RESTART_ANNOTATION] = graph.spec.restart.id
-    if ctype == COMPONENT_TYPE_PLANNER:
-        _ensure_pod_template(spec)["spec"]["serviceAccountName"] = PLANNER_SERVICE_ACCOUNT_NAME
+    templates = _pod_templates(spec)
+    for template in templates:
+        _stamp_template(template, graph, ctype, worker_hash)
+    annotations = _dcd_annotations(graph, name, ctype)
     metadata: dict[str, Any] = {
         "name": dcd_name(graph.name, name, ctype, worker_hash),
         "namespace": namespace,
@@ -286,7 +309,8 @@ def generate_component_deployment(
         "spec": spec,
     }
     apply_dyn_deployment_config(dcd, name)
-    _drop_empty_template_maps(spec)
+    for template in templates:
+        _drop_empty_template_maps(template)
     dcd["spec"] = _in_go_order(spec)
     return dcd
 
