@@ -119,6 +119,38 @@ def mutated(draw: st.DrawFn, base: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _leaves(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    out: list[tuple[Any, ...]] = []
+    for key, child in items:
+        out += _leaves(child, (*path, key)) if isinstance(child, (dict, list)) else [(*path, key)]
+    return out
+
+
+@st.composite
+def retyped_alike(draw: st.DrawFn, base: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with a few leaves changed to other values of the same type, or removed: mostly
+    schema-valid graphs, so the admission rules themselves get exercised."""
+    doc = copy.deepcopy(base)
+    for _ in range(draw(st.integers(min_value=1, max_value=5))):
+        leaves = _leaves(doc)
+        if not leaves:
+            break
+        path = draw(st.sampled_from(leaves))
+        parent, key = at(doc, path[:-1]), path[-1]
+        old = parent[key]
+        if draw(st.booleans()) and isinstance(parent, dict):
+            del parent[key]
+        elif isinstance(old, bool):
+            parent[key] = not old
+        elif isinstance(old, int):
+            parent[key] = draw(st.integers(min_value=-2, max_value=70000))
+        elif isinstance(old, str):
+            parent[key] = draw(st.sampled_from(["", "main", "worker", "prefill", "epp", "frontend", "0", "2Gi",
+                                                "nvcr.io/x/vllm-runtime:1.5.0", "vllm:latest", old + "x"]))
+    return doc
+
+
 def corpus_documents() -> list[dict[str, Any]]:
     if not CORPUS.is_dir():
         return []
@@ -156,6 +188,12 @@ def admit(doc: Any) -> None:
 @settings(SETTINGS, max_examples=400)
 @given(st.sampled_from(BASES).flatmap(mutated))
 def test_mutated_graphs_never_escape_our_error_types(doc: dict[str, Any]) -> None:
+    admit(doc)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.sampled_from(BASES).flatmap(retyped_alike))
+def test_graphs_with_changed_values_never_escape_our_error_types(doc: dict[str, Any]) -> None:
     admit(doc)
 
 
