@@ -226,7 +226,8 @@ spec:
 
 
 def test_role_templates_receive_the_graph_edits_and_no_component_template_appears() -> None:
-    decode = dcds(DynamoGraphDeployment.model_validate(yaml.safe_load(ROLE_TEMPLATES)))["decode"]
+    lws = Platform.model_validate({"orchestrators": {"lws": {"enabled": True}}})
+    decode = dcds(DynamoGraphDeployment.model_validate(yaml.safe_load(ROLE_TEMPLATES)), lws)["decode"]
     assert "podTemplate" not in decode["spec"]
     worker_hash = decode["metadata"]["labels"]["nvidia.com/dynamo-worker-hash"]
     for role in decode["spec"]["roles"]:
