@@ -137,9 +137,14 @@ def test_too_long_string_is_too_long() -> None:
 
 
 def test_every_schema_violation_is_reported_together() -> None:
-    errors = errors_of(dgd({"foo": 1, "backendFramework": "x", "components": [{"replicas": -1}]}))
+    errors = errors_of(dgd({"backendFramework": "x", "components": [{"replicas": -1}]}))
     paths = {e.path for e in errors}
-    assert paths == {"spec.foo", "spec.backendFramework", "spec.components[0].name", "spec.components[0].replicas"}
+    assert paths == {"spec.backendFramework", "spec.components[0].name", "spec.components[0].replicas"}
+
+
+def test_unknown_fields_alone_are_reported_as_strict_decoding_stops_first() -> None:
+    errors = errors_of(dgd({"foo": 1, "bar": 2, "backendFramework": "x"}))
+    assert [str(e) for e in errors] == ['unknown field "spec.foo"', 'unknown field "spec.bar"']
 
 
 def test_union_typed_field_reports_one_error_per_path() -> None:
@@ -222,7 +227,7 @@ def test_role_pod_templates_are_checked_too() -> None:
     assert [e.path for e in errors_of(data)] == ["spec.components[0].roles[0].podTemplate.spec.containers[0].name"]
 
 
-def test_model_and_pod_errors_are_reported_together() -> None:
+def test_model_and_pod_schema_errors_are_reported_together() -> None:
     data = with_pod_spec({"containers": [{"image": "x"}]})
     data["spec"]["backendFramework"] = "jax"
     assert {e.path for e in errors_of(data)} == {"spec.backendFramework", f"{POD}.containers[0].name"}

@@ -216,6 +216,10 @@ def parse_model(
     if extra_errors is not None:
         seen = {e.path for e in errors}
         errors += [e for e in extra_errors(data) if e.path not in seen]
+    unknown = [e for e in errors if isinstance(e, UnknownFieldError)]
+    if unknown:
+        # Strict field validation fails the request while decoding, before the schema runs.
+        raise GraphValidationError(unknown, kind=kind, name=name)
     if errors or result is None:
         raise GraphValidationError(errors, kind=kind, name=name)
     return result
