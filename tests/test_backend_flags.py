@@ -13,11 +13,14 @@ from dynamo_pulumi.render.backends import (
     select_backend_framework,
 )
 from dynamo_pulumi.render.backends.flags import (
+    ensure_flag,
     expand_args,
     flag_int_value,
     inject_flags,
+    inject_flags_into_direct_command,
     inject_flags_into_python_command,
     is_python_command,
+    is_shell_command,
     shell_quote_for_bash_c,
     shell_quote_posix,
 )
@@ -281,3 +284,55 @@ def test_grove_inter_pod_gms_wiring_has_static_rank_and_pod_indexed_hosts() -> N
         "$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-svc-wkr-1-$(GROVE_PCLQ_POD_INDEX).$(GROVE_HEADLESS_SERVICE)",
         "$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-svc-wkr-2-$(GROVE_PCLQ_POD_INDEX).$(GROVE_HEADLESS_SERVICE)",
     )
+
+
+# --- direct-command injection and EnsureFlag (vLLM ManualMP for role templates) ------------------------
+
+
+@pytest.mark.parametrize(("arg", "expected"), [
+    ("vllm serve m", "vllm serve m --p 1"),
+    ("exec vllm serve m --x", "exec vllm serve m --x --p 1"),
+    ("cd /w && vllm serve m && echo ok", "cd /w && vllm serve m --p 1&& echo ok"),
+    ("vllm serve", "vllm serve --p 1"),
+    ("vllm served m", "vllm served m"),  # the subcommand must end at whitespace
+    ("myvllm serve m", "myvllm serve m"),  # the executable must start at whitespace
+])
+def test_direct_command_gets_flags_before_the_next_shell_operator(arg: str, expected: str) -> None:
+    assert inject_flags_into_direct_command(arg, "--p 1", "vllm", "serve") == expected
+
+
+@pytest.mark.parametrize(("cmd", "shell"), [
+    ("sh", True), ("bash", True), ("/bin/sh", True), ("/bin/bash", True), ("/usr/bin/bash", False),
+    ("zsh", False), ("python3", False),
+])
+def test_shell_commands(cmd: str, shell: bool) -> None:
+    assert is_shell_command(cmd) is shell
+
+
+def test_inject_flags_tries_the_python_launch_before_the_direct_one() -> None:
+    c = {"command": ["sh", "-c"], "args": ["vllm serve m", "python3 -m dynamo.vllm"]}
+    inject_flags(c, "--p 1", False, "vllm", executable="vllm", subcommand="serve")
+    assert c["args"] == ["vllm serve m --p 1", "python3 -m dynamo.vllm"]  # first changed arg only
+
+
+@pytest.mark.parametrize("container", [
+    {"command": ["python3"], "args": ["-m", "dynamo.vllm", "--master-port", "29500"]},
+    {"command": ["sh", "-c"], "args": ["vllm serve m --master-port=29500"]},
+    {"command": ["vllm", "serve", "--master-port", "29500"]},
+])
+def test_ensure_flag_leaves_an_existing_pair_alone(container: dict) -> None:
+    before = {k: list(v) for k, v in container.items()}
+    ensure_flag(container, "--master-port", "29500", "vllm", executable="vllm", subcommand="serve")
+    assert container == before
+
+
+def test_ensure_flag_appends_to_args_of_a_non_shell_command() -> None:
+    c: dict = {"command": ["/usr/bin/bash", "run.sh"]}
+    ensure_flag(c, "--master-port", "29500", "vllm")
+    assert c == {"command": ["/usr/bin/bash", "run.sh"], "args": ["--master-port", "29500"]}
+
+
+def test_ensure_flag_refuses_a_shell_script_without_a_recognisable_launch() -> None:
+    c = {"command": ["/bin/bash", "-c"], "args": ["./serve.sh"]}
+    with pytest.raises(RenderError, match="could not add flag"):
+        ensure_flag(c, "--master-port", "29500", "vllm", executable="vllm", subcommand="serve")

@@ -162,3 +162,47 @@ def test_container_without_nixl_port_reserves_nothing() -> None:
     c["ports"] = c["ports"][:1]
     update_container(c, backend_input("main", 1, gpus=4))
     assert [p["name"] for p in c["ports"]] == ["system"]
+
+
+# --- role templates: the user owns the launch, Dynamo keeps the pod wiring -----------------------------
+
+
+def role_input(role: str, main: dict[str, Any], nodes: int = 2, wiring: str = "grove") -> BackendInput:
+    """A role of a component with complete role templates, as the pod assembly hands it over."""
+    def template(r: str) -> dict[str, Any]:
+        return {"spec": {"containers": [{"name": "main", **main}]}}
+
+    spec = {"type": "worker", "multinode": {"nodeCount": nodes}, "podTemplate": template(role),
+            "roles": [{"name": r, "podTemplate": template(r)} for r in ("leader", "worker")]}
+    wired = lws_wiring(nodes) if wiring == "lws" else grove_wiring("worker", nodes)
+    return BackendInput(
+        framework="sglang", role=role,  # type: ignore[arg-type]
+        component=ComponentSpecFields.model_validate(spec),
+        dgd_name="g", namespace="ns", number_of_nodes=nodes, component_name="worker", wiring=wired,
+    )
+
+
+@pytest.mark.parametrize("wiring", ["lws", "grove"])
+@pytest.mark.parametrize("role", ["leader", "worker"])
+def test_sglang_role_templates_keep_user_commands_and_worker_probe_wiring(role: str, wiring: str) -> None:
+    args = ["-m", "dynamo.sglang", "--model", "llama", "--dist-init-addr", "my-leader:5000", "--nnodes", "2",
+            "--node-rank", "0" if role == "leader" else "1"]
+    c = {"command": ["python3"], "args": list(args), **copy.deepcopy(PROBES)}
+    update_container(c, role_input(role, {}, wiring=wiring))
+    assert c["command"] == ["python3"]  # no sh -c wrapper for Grove rank arithmetic either
+    assert c["args"] == args  # no --dist-init-addr <leader>:29500 / --nnodes / --node-rank added
+    assert [k for k in PROBES if k in c] == (list(PROBES) if role == "leader" else [])
+
+
+def test_sglang_role_template_shell_script_is_left_as_written() -> None:
+    script = "python3 -m dynamo.sglang --custom-flag v && echo done"
+    c = {"command": ["/bin/sh", "-c"], "args": [script]}
+    update_container(c, role_input("leader", {}, nodes=3))
+    assert c == {"command": ["/bin/sh", "-c"], "args": [script]}
+
+
+def test_sglang_role_template_still_reserves_nixl_exporter_ports() -> None:
+    c = nixl_container("y")
+    update_container(c, role_input("worker", {"resources": {"limits": {"nvidia.com/gpu": "3"}}}))
+    assert [p["name"] for p in c["ports"]] == ["system", "nixl", "nixl-1", "nixl-2"]
+    assert c["args"] == ["-m", "dynamo.sglang"]

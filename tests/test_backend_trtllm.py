@@ -166,3 +166,54 @@ def test_default_secret_name_comes_from_platform_defaults() -> None:
     pod: dict[str, Any] = {"containers": []}
     update_pod_spec(pod, inp)
     assert pod["volumes"] == [{"name": "mpirun-ssh-key", "secret": {"secretName": "mpirun-ssh-key", "defaultMode": 420}}]
+
+
+# --- role templates: the user owns mpirun/sshd, Dynamo keeps the SSH and probe wiring --------------------
+
+
+def role_input(role: str, main: dict[str, Any], nodes: int = 2, wiring: str = "lws") -> BackendInput:
+    """A role of a component with complete role templates, as the pod assembly hands it over."""
+    def template(r: str) -> dict[str, Any]:
+        return {"spec": {"containers": [{"name": "main", **main}]}}
+
+    spec = {"type": "worker", "multinode": {"nodeCount": nodes}, "podTemplate": template(role),
+            "roles": [{"name": r, "podTemplate": template(r)} for r in ("leader", "worker")]}
+    return BackendInput(
+        framework="trtllm", role=role,  # type: ignore[arg-type]
+        component=ComponentSpecFields.model_validate(spec),
+        dgd_name="g", namespace="ns", number_of_nodes=nodes, component_name="svc",
+        platform=Platform.model_validate({"mpi": {"sshSecretName": SECRET}}),
+        wiring=lws_wiring(nodes) if wiring == "lws" else grove_wiring("svc", nodes),
+    )
+
+
+USER_LEADER = {"command": ["bash", "-c"], "args": ["/opt/launch-leader.sh && mpirun -n 16 trtllm-llmapi-launch x"]}
+USER_WORKER = {"command": ["bash", "-c"], "args": ["/opt/start-sshd.sh"]}
+DRA_ONLY = {"resources": {"claims": [{"name": "gpus"}]}}  # the GPU count (mpirun -n) is never resolved
+
+
+@pytest.mark.parametrize("wiring", ["lws", "grove"])
+def test_trtllm_role_templates_keep_user_commands_and_ssh_wiring(wiring: str) -> None:
+    leader = {**copy.deepcopy(USER_LEADER), **copy.deepcopy(PROBES)}
+    update_container(leader, role_input("leader", DRA_ONLY, wiring=wiring))
+    assert {k: leader[k] for k in ("command", "args")} == USER_LEADER  # no key-setup + mpirun script
+    assert all(leader[k] == PROBES[k] for k in PROBES)
+    assert leader["volumeMounts"] == [{"name": SECRET, "mountPath": "/ssh-pk", "readOnly": True}]
+    assert leader["env"] == [{"name": "OMPI_MCA_orte_keep_fqdn_hostnames", "value": "1"}]
+
+    worker = {**copy.deepcopy(USER_WORKER), **copy.deepcopy(PROBES)}
+    update_container(worker, role_input("worker", DRA_ONLY, wiring=wiring))
+    assert {k: worker[k] for k in ("command", "args")} == USER_WORKER  # no sshd script
+    assert "livenessProbe" not in worker and "startupProbe" not in worker
+    assert worker["readinessProbe"] == {"tcpSocket": {"port": 2222}, "initialDelaySeconds": 20,
+                                        "periodSeconds": 20, "timeoutSeconds": 5, "failureThreshold": 10}
+    assert worker["volumeMounts"] == leader["volumeMounts"]
+    assert worker["env"] == leader["env"]
+
+
+@pytest.mark.parametrize("role", ["leader", "worker"])
+def test_trtllm_role_template_pods_still_get_the_ssh_secret_volume(role: str) -> None:
+    pod: dict[str, Any] = {"containers": [copy.deepcopy(USER_LEADER)]}
+    update_pod_spec(pod, role_input(role, DRA_ONLY))
+    assert pod["volumes"] == [{"name": SECRET, "secret": {"secretName": SECRET, "defaultMode": 420}}]
+    assert pod["containers"] == [USER_LEADER]

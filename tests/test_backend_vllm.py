@@ -474,3 +474,155 @@ def test_python_command_with_no_flags_and_no_args_gets_no_args_key() -> None:
     c: dict[str, Any] = {"command": ["python3"]}
     inject_flags(c, "", False, "vllm")
     assert c == {"command": ["python3"]}
+
+
+# --- role templates: the user owns the launch, Dynamo keeps the wiring and port 29500 ----------------
+
+
+MP_LEADER_ARGS = ["-m", "dynamo.vllm", "--model", "m", "--tensor-parallel-size", "16",
+                  "--distributed-executor-backend", "mp", "--nnodes", "2",
+                  "--master-addr", "$(LWS_LEADER_ADDRESS)", "--node-rank", "0"]
+MP_WORKER_SCRIPT = ("exec python3 -m dynamo.vllm --model m --tensor-parallel-size 16 "
+                    "--distributed-executor-backend mp --nnodes 2 --master-addr $(LWS_LEADER_ADDRESS) "
+                    "--node-rank $(LWS_WORKER_INDEX) --headless")
+
+
+def role_template(role: str, main: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"labels": {"role-tier": role}}, "spec": {"containers": [{"name": "main", **main}]}}
+
+
+def role_input(role: str, main: dict[str, Any], *, nodes: int = 2, wiring: str = "lws",
+               annotations: dict[str, Any] | None = None) -> BackendInput:
+    """The input the pod assembly builds for a role of a role-template component: the component
+    view carries the role's template as ``podTemplate`` and keeps ``roles``."""
+    roles = [{"name": r, "podTemplate": role_template(r, main)} for r in ("leader", "worker")]
+    spec = {"type": "worker", "multinode": {"nodeCount": nodes}, "roles": roles,
+            "podTemplate": role_template(role, main)}
+    return BackendInput(
+        framework="vllm", role=role,  # type: ignore[arg-type]
+        component=ComponentSpecFields.model_validate(spec), dgd_name="graph", namespace="ns",
+        number_of_nodes=nodes, component_name="test-service", annotations=annotations or {},
+        wiring=lws_wiring(nodes) if wiring == "lws" else grove_wiring("test-service", nodes),
+    )
+
+
+GPUS_8 = {"resources": {"limits": {"nvidia.com/gpu": "8"}}}
+
+
+def test_manual_launch_is_only_for_multinode_roles_of_role_template_components() -> None:
+    assert role_input("leader", GPUS_8).manual_launch
+    assert role_input("worker", GPUS_8).manual_launch
+    assert not backend_input("leader", 2, gpus=8, wiring="lws").manual_launch  # component template
+    assert not backend_input("main", 1, gpus=8).manual_launch
+
+
+def test_vllm_role_templates_keep_user_commands_and_get_master_port() -> None:
+    annotations = {EXECUTOR: "mp"}
+    leader = {"image": "v:1", "command": ["python3"], "args": list(MP_LEADER_ARGS), **GPUS_8,
+              **copy.deepcopy(PROBES)}
+    update_container(leader, role_input("leader", GPUS_8, annotations=annotations))
+    assert leader["command"] == ["python3"]
+    assert leader["args"] == [*MP_LEADER_ARGS, "--master-port", "29500"]
+    assert all(k in leader for k in PROBES)
+    assert leader["env"] == [{"name": "VLLM_NIXL_SIDE_CHANNEL_HOST", "valueFrom": POD_IP_REF}]
+
+    worker = {"image": "v:1", "command": ["sh", "-c"], "args": [MP_WORKER_SCRIPT], **GPUS_8,
+              **copy.deepcopy(PROBES)}
+    update_container(worker, role_input("worker", GPUS_8, annotations=annotations))
+    assert worker["command"] == ["sh", "-c"]
+    assert worker["args"] == [MP_WORKER_SCRIPT.replace("dynamo.vllm ", "dynamo.vllm --master-port 29500 ", 1)]
+    assert not any(k in worker for k in PROBES)  # multinode pod wiring: workers never serve health
+
+    pod = {"containers": [worker]}
+    update_pod_spec(pod, role_input("worker", GPUS_8, annotations=annotations))
+    assert [c["name"] for c in pod["initContainers"]] == ["wait-for-leader-mp"]
+    assert 'LEADER_PORT="29500"' in pod["initContainers"][0]["command"][2]
+    assert pod["volumes"] == [{"name": "wait-leader-script", "configMap": {"name": "graph-wait-leader-script"}}]
+
+
+def test_automatic_launch_of_the_same_command_still_rewrites_it() -> None:
+    """Contrast: with a component template the operator owns the launch and appends its mp flags."""
+    c = {"command": ["python3"], "args": ["-m", "dynamo.vllm", "--tensor-parallel-size", "16"]}
+    update_container(c, backend_input("leader", 2, gpus=8, wiring="lws", annotations={EXECUTOR: "mp"}))
+    assert "--nnodes" in c["args"] and "--node-rank" in c["args"]
+
+
+@pytest.mark.parametrize("pair", [["--master-port", "29500"], ["--master-port=29500"]])
+def test_vllm_role_template_with_the_port_already_set_is_unchanged(pair: list[str]) -> None:
+    c = {"command": ["python3"], "args": [*MP_LEADER_ARGS, *pair]}
+    before = copy.deepcopy(c)
+    update_container(c, role_input("leader", GPUS_8))
+    assert c == before  # no mp annotation: no side-channel env either
+
+
+def test_vllm_role_template_direct_vllm_serve_script_gets_port_inline() -> None:
+    script = "exec vllm serve /mnt/models --distributed-executor-backend=mp --nnodes 2 | tee /log"
+    c = {"command": ["/bin/sh", "-c"], "args": [script]}
+    update_container(c, role_input("leader", GPUS_8))
+    assert c["args"] == ["exec vllm serve /mnt/models --distributed-executor-backend=mp --nnodes 2 "
+                         "--master-port 29500| tee /log"]
+
+
+def test_vllm_role_template_non_shell_command_gets_port_appended_to_args() -> None:
+    c = {"command": ["vllm", "serve", "m", "--distributed-executor-backend", "mp"]}
+    update_container(c, role_input("leader", GPUS_8))
+    assert c == {"command": ["vllm", "serve", "m", "--distributed-executor-backend", "mp"],
+                 "args": ["--master-port", "29500"]}
+
+
+def test_vllm_role_template_user_port_is_kept_and_followed_by_the_shared_port() -> None:
+    c = {"command": ["python3"], "args": [*MP_LEADER_ARGS, "--master-port", "12345"]}
+    update_container(c, role_input("leader", GPUS_8))
+    assert c["args"][-4:] == ["--master-port", "12345", "--master-port", "29500"]
+
+
+def test_vllm_role_template_mp_script_without_recognisable_launch_is_a_render_error() -> None:
+    c = {"command": ["sh", "-c"], "args": ["./start.sh --distributed-executor-backend mp"]}
+    with pytest.raises(RenderError, match="--master-port"):
+        update_container(c, role_input("leader", GPUS_8))
+
+
+@pytest.mark.parametrize("role", ["leader", "worker"])
+@pytest.mark.parametrize("args", [
+    ["-m", "dynamo.vllm", "--tensor-parallel-size", "16"],  # automatic mode: Ray wrappers
+    ["-m", "dynamo.vllm", "--data-parallel-size", "4"],  # automatic mode: DP hybrid-LB flags
+    ["-m", "dynamo.vllm", "--enable-elastic-ep"],  # automatic mode: elastic-EP Ray wrappers
+])
+def test_vllm_role_templates_skip_ray_dp_and_elastic_ep_rewrites(role: str, args: list[str]) -> None:
+    main = {"resources": {"claims": [{"name": "gpus"}]}}  # DRA only: the GPU count is never needed
+    c = {"command": ["python3"], "args": list(args), **copy.deepcopy(PROBES)}
+    update_container(c, role_input(role, main, wiring="grove"))
+    assert c["command"] == ["python3"] and c["args"] == args
+    assert all(k in c for k in PROBES) == (role == "leader")
+    pod = {"containers": [c]}
+    update_pod_spec(pod, role_input(role, main, wiring="grove"))
+    assert "initContainers" not in pod  # no mp on the command line: no wait-for-leader
+
+
+def test_vllm_role_templates_through_the_pod_assembly() -> None:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
+    from dynamo_pulumi.render.context import ComponentRenderContext
+    from dynamo_pulumi.render.pod import build_pod_spec
+
+    def template(role: str, args: list[str]) -> dict[str, Any]:
+        return {"spec": {"containers": [{"name": "main", "image": "vllm:1.4.0", "command": ["python3"],
+                                         "args": args, **GPUS_8}]}}
+
+    worker_args = ["-m", "dynamo.vllm", "--tensor-parallel-size", "16", "--distributed-executor-backend", "mp",
+                   "--node-rank", "$(LWS_WORKER_INDEX)", "--headless"]
+    spec = {"type": "worker", "multinode": {"nodeCount": 2}, "roles": [
+        {"name": "leader", "podTemplate": template("leader", MP_LEADER_ARGS)},
+        {"name": "worker", "podTemplate": template("worker", worker_args)}]}
+    dcd = DynamoComponentDeployment.model_validate({"metadata": {"name": "w"}, "spec": spec})
+    pods = {
+        role: build_pod_spec(ComponentRenderContext(
+            dcd=dcd, dcd_name="w", graph_name="graph", namespace="ns", dynamo_namespace="ns-w",
+            backend_framework="vllm", role=role, multinode_wiring=lws_wiring(2)))
+        for role in ("leader", "worker")
+    }
+    assert pods["leader"]["containers"][0]["args"] == [*MP_LEADER_ARGS, "--master-port", "29500"]
+    assert pods["worker"]["containers"][0]["args"] == [*worker_args, "--master-port", "29500"]
+    assert "readinessProbe" in pods["leader"]["containers"][0]
+    assert "readinessProbe" not in pods["worker"]["containers"][0]
+    assert [c["name"] for c in pods["worker"]["initContainers"]] == ["wait-for-leader-mp"]
+    assert "initContainers" not in pods["leader"]

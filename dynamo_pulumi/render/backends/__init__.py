@@ -6,6 +6,34 @@ per role. Both mutate only what they are given. Framework selection
 (:func:`select_backend_framework`) follows the operator: only worker-class components get a
 backend; a framework detected from the main command line wins over the explicit one, and the
 two disagreeing is an error.
+
+**Role templates own the launch.** A multinode component that supplies complete role templates
+(``roles[].podTemplate``, :attr:`BackendInput.manual_launch`) transfers the backend-specific
+leader/worker commands and topology arguments to the user (reference page, ``roles[].podTemplate``;
+the operator calls this manual flag injection). The split, per backend:
+
+* skipped, the *role-dependent launch rewrites*: every change to ``command``/``args`` that
+  encodes the topology or the role's process. vLLM: the mp flags (``--nnodes``,
+  ``--master-addr``, ``--node-rank``, ``--headless``), the Ray head/join wrappers, the elastic-EP
+  Ray wrappers and the DP hybrid-LB flags. SGLang: ``--dist-init-addr/--nnodes/--node-rank``.
+  TRT-LLM: the leader's SSH-key + ``mpirun`` script and the worker's ``sshd`` script. None of
+  these read the GPU count, so it is not resolved either.
+* kept, the *multinode pod wiring*: whatever every multinode pod of that backend needs no matter
+  who wrote its command. Worker probe removal (vLLM, SGLang) and TRT-LLM's worker probes
+  (readiness on SSH port 2222), because a non-leader rank never serves Dynamo's health endpoints;
+  vLLM's ``VLLM_NIXL_SIDE_CHANNEL_HOST`` (chosen by annotation, not by the command); the
+  ``wait-for-leader-mp`` init container of vLLM mp workers (it keys on the command line the
+  user wrote); TRT-LLM's SSH-key Secret volume and mount and ``OMPI_MCA_orte_keep_fqdn_hostnames``
+  (the user's mpirun/sshd still need the operator-distributed key pair); inter-pod GMS flags,
+  compilation-cache env and SGLang NIXL exporter ports (not launch topology at all).
+* added, vLLM multiprocessing only: a command line that selects mp
+  (``--distributed-executor-backend mp``) gets ``--master-port 29500`` unless that exact pair is
+  there (the operator's ``ManualMP`` mutation), so the leader listens on the port the workers'
+  wait-for-leader init container probes. It is a flag, as in the automatic mp launch; no
+  container port or env var is declared (the operator declares none in either mode).
+
+The operator's mutation catalogs (``mutation/{vllm,sglang,trtllm}/catalog.go``) draw the same
+line: ``MultinodePodWiring`` "remains active when backend flag injection is manual".
 """
 
 from __future__ import annotations

@@ -54,6 +54,10 @@ class BackendInput:
     * ``wiring``: how this role reaches its leader; None for single-node pods.
     * ``gpu_count``: the main container's GPU count when the caller resolved it (e.g. DRA claims
       that live in the pod spec); None lets the backend resolve it from the container.
+
+    ``component`` is the role's view of the component (its ``podTemplate`` is the role template
+    when the component gives ``roles[].podTemplate``); ``roles`` is kept, so
+    :attr:`manual_launch` can tell the two template modes apart.
     """
 
     framework: str
@@ -72,6 +76,22 @@ class BackendInput:
     @property
     def is_multinode(self) -> bool:
         return self.number_of_nodes > 1
+
+    @property
+    def manual_launch(self) -> bool:
+        """The user owns this pod's backend launch (the operator's ``IsManualFlagsInjection``).
+
+        True for the leader and worker pods of a multinode component that supplies complete role
+        templates (``roles[].podTemplate``). The reference page (``roles[].podTemplate``): such
+        templates transfer the backend-specific leader/worker commands and topology arguments to
+        the user, so the backends skip their role-dependent launch rewrites and keep only the
+        operator-owned multinode wiring; see :mod:`dynamo_pulumi.render.backends` for the split.
+        """
+        return (
+            self.is_multinode
+            and self.role in (ROLE_LEADER, ROLE_WORKER)
+            and self.component.has_role_pod_templates
+        )
 
     @property
     def origin_version(self) -> Any:

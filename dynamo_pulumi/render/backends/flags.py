@@ -7,7 +7,9 @@ The operator rewrites a container's launch in one of two ways (rendering-core se
   re-issued as ``sh -c "exec ..."`` with every token quoted;
 * anything else (typically ``sh -c "<script>"``): the flags are spliced into the first arg whose
   text holds ``python ... <framework> ...``, right after the token with the framework's last
-  occurrence in that ``|&;``-free segment (ERRATA 28: the prefix match is greedy).
+  occurrence in that ``|&;``-free segment (ERRATA 28: the prefix match is greedy). Callers
+  that name an executable (vLLM's ``ManualMP``: ``vllm serve``) also match a direct
+  ``[exec ]vllm serve ...`` launch when no Python launch is found.
 
 The operator uses Go's RE2 and ``strings.Fields``; the patterns below spell out Go's ASCII
 ``\\s`` / ``\\d`` and end-of-text ``$`` so Python's ``re`` matches exactly the same text.
@@ -23,10 +25,12 @@ from dynamo_pulumi.errors import RenderError
 
 #: Go's ``\s`` (RE2, ASCII): tab, newline, form feed, carriage return, space.
 _GO_SPACE = r"[\t\n\f\r ]"
-#: Go's ``unicode.IsSpace``, which ``strings.Fields`` splits on.
-_GO_FIELDS_SEPARATOR = re.compile(
-    "[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+"
+#: Go's ``unicode.IsSpace``, which ``strings.Fields`` splits on and ``strings.TrimSpace`` trims.
+_GO_SPACE_CHARS = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
+_GO_FIELDS_SEPARATOR = re.compile(f"[{re.escape(_GO_SPACE_CHARS)}]+")
 #: A Python interpreter: ``python``, ``python3``, ``python3.11``, optionally behind a path.
 _PYTHON_COMMAND = re.compile(r"(?:.*/)?python[0-9]*(?:\.[0-9]+)*\Z")
 #: Characters that make a token need double quotes inside ``sh -c`` (``shellQuoteForBashC``).
@@ -163,8 +167,38 @@ def inject_flags_into_python_command(arg: str, flags: str, framework: str) -> st
     )
 
 
-def inject_flags(container: dict[str, Any], flags: str, needs_shell: bool, framework: str) -> None:
-    """``injectFlagsIntoContainerCommand``: add ``flags`` to the container's launch in place."""
+def _direct_injection_pattern(executable: str, subcommand: str) -> re.Pattern[str]:
+    direct = f"{executable} {subcommand}".strip(_GO_SPACE_CHARS)
+    return re.compile(
+        rf"(^|{_GO_SPACE})((?:exec{_GO_SPACE}+)?{re.escape(direct)}(?:{_GO_SPACE}+[^|&;]*)?)"
+        rf"({_GO_SPACE}|\Z|[|&;])"
+    )
+
+
+def inject_flags_into_direct_command(arg: str, flags: str, executable: str, subcommand: str) -> str:
+    """Insert ``" " + flags`` after every ``[exec ]<executable> <subcommand> ...`` run in a shell
+    string (``injectFlagsIntoDirectCommand``), e.g. ``vllm serve``, before any ``|&;``."""
+
+    def insert(m: re.Match[str]) -> str:
+        return f"{m.group(1)}{m.group(2).strip(_GO_SPACE_CHARS)} {flags}{m.group(3)}"
+
+    return _direct_injection_pattern(executable, subcommand).sub(insert, arg)
+
+
+def inject_flags(
+    container: dict[str, Any],
+    flags: str,
+    needs_shell: bool,
+    framework: str,
+    *,
+    executable: str = "",
+    subcommand: str = "",
+) -> None:
+    """``injectFlagsIntoContainerCommand``: add ``flags`` to the container's launch in place.
+
+    With ``executable`` (and ``subcommand``), an arg with no ``python ... <framework>`` launch is
+    also searched for a direct ``<executable> <subcommand>`` launch (``vllm serve``).
+    """
     command = container.get("command") or []
     if command and is_python_command(command[0]):
         if needs_shell:
@@ -180,10 +214,47 @@ def inject_flags(container: dict[str, Any], flags: str, needs_shell: bool, frame
     for i, arg in enumerate(args):
         if not isinstance(arg, str):
             continue
-        modified = inject_flags_into_python_command(arg, flags, framework)
+        modified = arg
+        if framework:
+            modified = inject_flags_into_python_command(arg, flags, framework)
+        if modified == arg and executable:
+            modified = inject_flags_into_direct_command(arg, flags, executable, subcommand)
         if modified != arg:
             args[i] = modified
             return
+
+
+def is_shell_command(cmd: Any) -> bool:
+    """``isShellCommand``: ``sh`` or ``bash``, bare or under ``/bin/``."""
+    return isinstance(cmd, str) and cmd.removeprefix("/bin/") in ("sh", "bash")
+
+
+def ensure_flag(
+    container: dict[str, Any],
+    flag: str,
+    value: str,
+    framework: str,
+    *,
+    executable: str = "",
+    subcommand: str = "",
+) -> None:
+    """``EnsureFlagMutation``: make ``flag value`` part of the launch unless that exact pair is.
+
+    Injected like any backend flag; when no launch is recognised, a non-shell command gets the
+    pair appended to ``args``. A shell script whose launch cannot be found is a RenderError
+    (the operator refuses it too), since the flag would silently be missing.
+    """
+    if command_line_has_arg(container, flag, value):
+        return
+    pair = f"{flag} {value}".strip(_GO_SPACE_CHARS)
+    inject_flags(container, pair, False, framework, executable=executable, subcommand=subcommand)
+    command = container.get("command") or []
+    if not command_line_has_arg(container, flag, value) and (
+        not command or not is_shell_command(command[0])
+    ):
+        container["args"] = [*(container.get("args") or []), flag, *([value] if value else [])]
+    if not command_line_has_arg(container, flag, value):
+        raise RenderError(f"could not add flag {flag!r} to the container command line", "args")
 
 
 def quoted_command_line(container: dict[str, Any]) -> tuple[str, str]:

@@ -5,6 +5,10 @@ SGLang runs one scheduler per node-local GPU, each with its own NIXL agent liste
 can be scraped (a newer revision than the 2026-08-21 snapshot; with the default ``n`` nothing
 changes). Multinode pods join torch's rendezvous at the leader on port 29500; workers lose their
 probes because the leader drives the engine.
+
+With complete role templates (:attr:`BackendInput.manual_launch`) the ``--dist-init-addr``,
+``--nnodes`` and ``--node-rank`` flags are the user's to write and are not injected; worker
+probe removal and the NIXL exporter ports stay (pod wiring, not launch topology).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ def update_container(container: dict[str, Any], inp: BackendInput) -> None:
         return
     if inp.role == ROLE_WORKER:
         remove_probes(container)
+    if inp.manual_launch:
+        return
     flags, needs_shell = multinode_flags(inp)
     fl.inject_flags(container, flags, needs_shell, FRAMEWORK)
 

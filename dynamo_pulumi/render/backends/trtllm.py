@@ -5,6 +5,13 @@ shared key pair from the ``mpi.sshSecretName`` Secret, and a readiness probe on 
 leader copies the same keys, optionally waits until the LWS worker names resolve, and launches
 ``trtllm-llmapi-launch <original command>`` on ``nodes x GPUs`` ranks, forwarding the usual
 environment with ``-x``. Single-node pods are untouched (no compilation-cache env either).
+
+With complete role templates (:attr:`BackendInput.manual_launch`) the leader's key-setup +
+``mpirun`` script and the worker's ``sshd`` script are not written: the user's commands stay.
+The multinode wiring stays (the operator's ``MultinodeWiring`` and ``PodSpec`` groups): the
+worker's probes (liveness/startup removed, readiness on the SSH port), the SSH key Secret
+volume and its ``/ssh-pk`` mount, and ``OMPI_MCA_orte_keep_fqdn_hostnames=1``, because a
+user-written mpirun/sshd launch still needs the key pair the operator distributes.
 """
 
 from __future__ import annotations
@@ -63,6 +70,8 @@ def update_container(container: dict[str, Any], inp: BackendInput) -> None:
     secret = inp.platform.mpi.ssh_secret_name
     append_to(container, "volumeMounts", {"name": secret, "mountPath": SSH_KEY_MOUNT_PATH, "readOnly": True})
     append_env(container, OMPI_KEEP_FQDN_ENV, "1")
+    if inp.manual_launch:
+        return
     if inp.role == ROLE_LEADER:
         _setup_leader(container, inp, require_wiring(inp), container_gpus(inp))
     elif inp.role == ROLE_WORKER:
@@ -71,7 +80,7 @@ def update_container(container: dict[str, Any], inp: BackendInput) -> None:
 
 
 def update_pod_spec(pod_spec: dict[str, Any], inp: BackendInput) -> None:
-    """The SSH key pair Secret as a pod volume, on every multinode pod."""
+    """The SSH key pair Secret as a pod volume, on every multinode pod (role templates too)."""
     if not inp.is_multinode:
         return
     secret = inp.platform.mpi.ssh_secret_name

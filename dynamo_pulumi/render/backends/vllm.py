@@ -14,6 +14,16 @@ and TP/PP/DP read from ``args`` (ERRATA 29):
 
 Multinode workers lose their probes (the engine is driven by the leader); a single-pod
 elastic-EP component still needs a Ray head for followers to join later.
+
+With complete role templates (:attr:`BackendInput.manual_launch`) none of 1-3 runs: the user's
+leader and worker commands are kept as written. What remains is the multinode wiring (worker
+probe removal, ``VLLM_NIXL_SIDE_CHANNEL_HOST`` when the annotations select mp, the
+``wait-for-leader-mp`` init container of workers whose command line says
+``--distributed-executor-backend mp``) plus the shared coordination port: a command line that
+selects mp gets ``--master-port 29500`` unless that exact pair is already there (the operator's
+``ManualMP``). Leader and worker both get it, so the leader listens where the workers' init
+container waits; a different ``--master-port`` the user wrote stays, followed by ours (vLLM's
+parser keeps the last), exactly as the operator renders it.
 """
 
 from __future__ import annotations
@@ -68,6 +78,10 @@ GMS_SHADOW_MODE_ENV = "DYN_VLLM_GMS_SHADOW_MODE"
 VLLM_CACHE_ROOT_ENV = "VLLM_CACHE_ROOT"
 STATUS_POD_IP = "status.podIP"
 VLLM_MULTIPROCESSING_GATE = "VLLMMultiprocessing"
+MASTER_PORT_FLAG = "--master-port"
+#: The direct launch ``ManualMP`` also recognises inside a shell script: ``vllm serve ...``.
+VLLM_EXECUTABLE = "vllm"
+VLLM_SERVE_SUBCOMMAND = "serve"
 
 #: Kubernetes ``$(VAR)`` references, rewritten to ``${VAR}`` for a shell (Go ``\w`` is ASCII).
 _K8S_VAR = re.compile(r"\$\(([0-9A-Za-z_]+)\)")
@@ -93,7 +107,10 @@ def update_container(container: dict[str, Any], inp: BackendInput) -> None:
     """Rewrite the main container of one vLLM pod (``VLLMBackend.UpdateContainer``)."""
     _apply_inter_pod_gms(container, inp)
     if inp.is_multinode:
-        _update_multinode_args(container, inp, container_gpus(inp))
+        if inp.manual_launch:
+            ensure_manual_mp_master_port(container)
+        else:
+            _update_multinode_args(container, inp, container_gpus(inp))
         if should_use_mp_backend(inp.annotations):
             append_env_field_ref(container, VLLM_NIXL_SIDE_CHANNEL_HOST_ENV_VAR, STATUS_POD_IP)
         if inp.role == ROLE_WORKER:
@@ -102,6 +119,25 @@ def update_container(container: dict[str, Any], inp: BackendInput) -> None:
         _launch_single_pod_ray_head(container)
     if inp.compilation_cache_mount_path:
         append_env(container, VLLM_CACHE_ROOT_ENV, inp.compilation_cache_mount_path)
+
+
+def ensure_manual_mp_master_port(container: dict[str, Any]) -> None:
+    """``ManualMP``: a user-written mp launch gets ``--master-port 29500`` (nothing else).
+
+    Only command lines that select mp (``--distributed-executor-backend mp`` or ``=mp``, the
+    test the wait-for-leader init container uses) are touched; Ray, DP and elastic-EP launches
+    written by the user get nothing.
+    """
+    if not fl.command_line_has_arg(container, DISTRIBUTED_EXECUTOR_FLAG, "mp"):
+        return
+    fl.ensure_flag(
+        container,
+        MASTER_PORT_FLAG,
+        VLLM_MP_MASTER_PORT,
+        FRAMEWORK,
+        executable=VLLM_EXECUTABLE,
+        subcommand=VLLM_SERVE_SUBCOMMAND,
+    )
 
 
 def _launch_single_pod_ray_head(container: dict[str, Any]) -> None:
@@ -289,7 +325,11 @@ def _go_div(a: int, b: int) -> int:
 
 
 def update_pod_spec(pod_spec: dict[str, Any], inp: BackendInput) -> None:
-    """mp workers wait for the leader's master port in an init container."""
+    """mp workers wait for the leader's master port in an init container.
+
+    The test is the rendered command line, so it holds for operator-injected and user-written
+    (role template) mp launches alike.
+    """
     containers = pod_spec.get("containers")
     if not inp.dgd_name or not inp.is_multinode or inp.role != ROLE_WORKER or not containers:
         return
