@@ -43,7 +43,7 @@ from dynamo_pulumi.errors import Findings, GraphValidationError, InputError
 
 AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
-Source = str | Path | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+Source = str | bytes | Path | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 
 class _KubeYamlLoader(yaml.SafeLoader):
@@ -174,6 +174,11 @@ def read_documents(source: Source) -> tuple[list[Any], str]:
             # One word of text: most likely a file name that does not exist.
             raise InputError("no such file (and not YAML describing an object)", source.strip())
         return docs, where
+    if isinstance(source, (bytes, bytearray)):
+        try:
+            return parse_yaml(bytes(source).decode("utf-8")), where
+        except UnicodeDecodeError:
+            raise InputError("input is not UTF-8 text") from None
     if isinstance(source, Mapping):
         return [source], where
     if isinstance(source, Sequence):

@@ -230,3 +230,12 @@ def test_alpha_env_entries_need_a_name() -> None:
 def test_non_string_yaml_keys_become_json_keys_like_kubectl() -> None:
     result = load_documents(CONFIG_MAP.replace("data:\n", "data:\n  1: one\n  true: yes\n  null: nothing\n"))
     assert set(result.others[0]["data"]) == {"1", "true", "null", "created"}
+
+
+def test_bytes_are_read_as_yaml_text() -> None:
+    assert load_graph(BETA_DGD.encode()).name == "g"
+
+
+def test_non_utf8_bytes_are_an_input_error() -> None:
+    with pytest.raises(InputError, match="not UTF-8"):
+        load_documents(b"\xff\xfe\x00")
