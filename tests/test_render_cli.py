@@ -125,3 +125,27 @@ def test_invalid_stage_is_rejected_by_the_parser(capsys, graph_file) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["render", str(graph_file), "--stage", "everything"])
     assert exc.value.code == 2
+
+
+def test_render_error_is_reported_without_traceback_and_nothing_on_stdout(capsys, tmp_path) -> None:
+    dcd = tmp_path / "dcd.yaml"
+    dcd.write_text(
+        """
+apiVersion: nvidia.com/v1beta1
+kind: DynamoComponentDeployment
+metadata: {name: mn}
+spec:
+  type: decode
+  backendFramework: vllm
+  multinode: {nodeCount: 2}
+  podTemplate: {spec: {containers: [{name: main, image: "w:1.4.0"}]}}
+"""
+    )
+    platform = tmp_path / "p.yaml"
+    platform.write_text("orchestrators: {lws: {enabled: true}}\n")
+    code = main(["render", str(dcd), "-p", str(platform)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out == ""
+    assert "Args cannot be empty for LWS pod" in err
+    assert "Traceback" not in err
