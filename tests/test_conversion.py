@@ -404,3 +404,16 @@ def test_shared_memory_size_is_canonicalized_and_zero_dropped() -> None:
 
 def test_empty_multinode_gets_the_crd_default_node_count() -> None:
     assert component({"W": {"componentType": "worker", "multinode": {}}}, "W")["multinode"] == {"nodeCount": 2}
+
+
+def test_duplicate_alpha_envs_are_kept_as_go_merges_them() -> None:
+    comp = component({"W": {"envs": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}],
+                            "extraPodSpec": {"mainContainer": {"image": IMAGE}}}}, "W")
+    assert main_of(comp)["env"] == [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]
+
+
+def test_main_container_env_replaces_the_latest_duplicate() -> None:
+    comp = component({"W": {"envs": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}],
+                            "extraPodSpec": {"mainContainer": {"image": IMAGE, "env": [{"name": "A", "value": "3"}]}}}},
+                     "W")
+    assert main_of(comp)["env"] == [{"name": "A", "value": "1"}, {"name": "A", "value": "3"}]

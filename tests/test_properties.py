@@ -220,3 +220,64 @@ def test_load_dump_load_is_stable_for_every_base_graph(doc: dict[str, Any]) -> N
             outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]
     admit(doc)
+
+
+# --- random alpha graphs: conversion invariants ---------------------------------------------
+
+SERVICE_NAMES = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,8}", fullmatch=True)
+ENV = st.fixed_dictionaries({"name": st.sampled_from(["A", "B", "C", "HF_HOME"]), "value": st.text(max_size=4)})
+
+
+@st.composite
+def alpha_service(draw: st.DrawFn) -> dict[str, Any]:
+    svc: dict[str, Any] = {"componentType": draw(st.sampled_from(["frontend", "worker", "planner", "main"]))}
+    if svc["componentType"] == "worker" and draw(st.booleans()):
+        svc["subComponentType"] = draw(st.sampled_from(["prefill", "decode", "custom"]))
+    if draw(st.booleans()):
+        svc["replicas"] = draw(st.integers(min_value=0, max_value=4))
+    if draw(st.booleans()):
+        svc["envs"] = draw(st.lists(ENV, max_size=3))
+    if draw(st.booleans()):
+        svc["resources"] = {"limits": {"gpu": draw(st.sampled_from(["1", "2", "8"])), "cpu": "1000m"}}
+    if draw(st.booleans()):
+        svc["volumeMounts"] = [{"name": "cache", "mountPoint": "/cache",
+                                "useAsCompilationCache": draw(st.booleans())}]
+    if draw(st.booleans()):
+        svc["sharedMemory"] = draw(st.sampled_from([{"disabled": True}, {"size": "16Gi"}]))
+    main: dict[str, Any] = {"image": IMAGE}
+    if draw(st.booleans()):
+        main["env"] = draw(st.lists(ENV, max_size=2))
+    extra: dict[str, Any] = {"mainContainer": main}
+    if draw(st.booleans()):
+        extra["containers"] = [{"name": "logger", "image": "busybox"}]
+    svc["extraPodSpec"] = extra
+    if draw(st.booleans()):
+        svc["frontendSidecar"] = {"image": IMAGE, "args": ["--http-port", "8000"]}
+    return svc
+
+
+ALPHA_GRAPHS = st.dictionaries(SERVICE_NAMES, alpha_service(), min_size=1, max_size=5).map(
+    lambda services: {**ALPHA_GRAPH, "spec": {"backendFramework": "vllm", "services": services}}
+)
+
+
+@settings(SETTINGS, max_examples=150)
+@given(ALPHA_GRAPHS)
+def test_random_alpha_graphs_convert_with_main_first_and_alpha_paths(doc: dict[str, Any]) -> None:
+    entry = load_documents(doc).loaded[0]
+    components = entry.object.to_wire()["spec"]["components"]
+    names = sorted(doc["spec"]["services"])
+    assert [c["name"] for c in components] == names
+    for i, (name, comp) in enumerate(zip(names, components, strict=True)):
+        containers = comp["podTemplate"]["spec"]["containers"]
+        assert containers[0]["name"] == "main" and containers[0]["image"] == IMAGE
+        assert entry.path_map.alpha_path(f"spec.components[{i}].podTemplate.spec.containers[0].image") == (
+            f"spec.services[{name}].extraPodSpec.mainContainer.image"
+        )
+        service = doc["spec"]["services"][name]
+        last_by_name = {e["name"]: e for e in service["extraPodSpec"]["mainContainer"].get("env", [])}
+        for env in last_by_name.values():
+            assert env in containers[0]["env"]  # the mainContainer entry wins over envs
+        if "frontendSidecar" in service:
+            assert containers[-1]["name"] == "sidecar-frontend"
+    admit(doc)

@@ -135,18 +135,22 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def merge_envs(common: list[Any], specific: list[Any]) -> list[Any]:
-    """``mergeEnvs``: concatenate, de-duplicated by name, the specific entry winning in place."""
+    """``mergeEnvs``: all common entries in order, then each specific entry replaces the latest
+    entry of the same name in place or is appended (duplicates within ``common`` stay)."""
     out: list[Any] = []
     seen: dict[str, int] = {}
-    for entry in [*common, *specific]:
+    for entry in common:
         name = entry.get("name") if isinstance(entry, Mapping) else None
-        if not isinstance(name, str):
-            out.append(entry)
-            continue
-        if name in seen:
+        if isinstance(name, str):
+            seen[name] = len(out)
+        out.append(entry)
+    for entry in specific:
+        name = entry.get("name") if isinstance(entry, Mapping) else None
+        if isinstance(name, str) and name in seen:
             out[seen[name]] = entry
             continue
-        seen[name] = len(out)
+        if isinstance(name, str):
+            seen[name] = len(out)
         out.append(entry)
     return out
 
