@@ -15,7 +15,10 @@ Pipeline (component pathway, rendering-core section 0):
 
 What we leave out on purpose: the operator's sync bookkeeping annotations
 (``nvidia.com/last-applied-hash``/``-generation``) and owner references (the Pulumi layer parents
-resources itself, and UIDs do not exist before creation).
+resources itself, and UIDs do not exist before creation); the MPI SSH key Secret the operator
+generates for multinode TRT-LLM graphs (random key material cannot be rendered deterministically;
+the Secret named by ``mpi.sshSecretName`` must exist); and deletions of stale objects (a
+declarative deployment removes what it no longer renders).
 """
 
 from __future__ import annotations
