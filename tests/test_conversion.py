@@ -417,3 +417,16 @@ def test_main_container_env_replaces_the_latest_duplicate() -> None:
                             "extraPodSpec": {"mainContainer": {"image": IMAGE, "env": [{"name": "A", "value": "3"}]}}}},
                      "W")
     assert main_of(comp)["env"] == [{"name": "A", "value": "1"}, {"name": "A", "value": "3"}]
+
+
+def test_main_container_and_sidecar_quantities_are_canonicalized_too() -> None:
+    comp = component(
+        {"W": {"extraPodSpec": {
+            "mainContainer": {"image": IMAGE, "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "1024Mi"}}},
+            "containers": [{"name": "log", "image": "b", "resources": {"requests": {"cpu": "500m", "x": "__dynamo_pulumi_output_0__"}}}],
+        }}},
+        "W",
+    )
+    containers = comp["podTemplate"]["spec"]["containers"]
+    assert containers[0]["resources"] == {"limits": {"nvidia.com/gpu": "1", "memory": "1Gi"}}
+    assert containers[1]["resources"] == {"requests": {"cpu": "500m", "x": "__dynamo_pulumi_output_0__"}}

@@ -270,8 +270,31 @@ def build_pod_template(
         _record_sidecar(record, len(containers))
         containers.append(frontend_sidecar_container(spec.frontend_sidecar))
     pod_spec["containers"] = containers
-    template["spec"] = pod_spec
+    template["spec"] = canonical_pod_quantities(pod_spec)
     return template
+
+
+def _canonical_resource_list(entries: Any) -> Any:
+    if not isinstance(entries, Mapping):
+        return entries
+    out: dict[str, Any] = {}
+    for name, value in entries.items():
+        canonical = _canonical(str(value)) if isinstance(value, (str, int, float)) else None
+        out[name] = canonical if canonical is not None else value
+    return out
+
+
+def canonical_pod_quantities(pod_spec: dict[str, Any]) -> dict[str, Any]:
+    """Container resource quantities as the webhook's Go round trip spells them (``1000m`` ->
+    ``1``, ``1`` -> ``"1"``); values Go could not parse (or deploy-time tokens) stay as given."""
+    for key in ("containers", "initContainers"):
+        for ctr in _as_list(pod_spec.get(key)):
+            res = ctr.get("resources") if isinstance(ctr, dict) else None
+            if isinstance(res, dict):
+                for list_name in ("limits", "requests"):
+                    if list_name in res:
+                        res[list_name] = _canonical_resource_list(res[list_name])
+    return pod_spec
 
 
 def _record_sidecar(record: Record, index: int) -> None:
