@@ -251,3 +251,28 @@ def test_beta_object_with_preserved_alpha_data_gets_the_compat_pass() -> None:
 def test_namespace_defaults_to_metadata_namespace(ns: str | None) -> None:
     found = validate_loaded(load_graph_entry(alpha_dgd({"W": worker(dynamoNamespace="x")})), namespace=ns)
     assert '"team-graph"' in found.warnings[0]
+
+
+def test_epp_runtime_contract_errors_are_reported_at_alpha_paths() -> None:
+    data = alpha_dgd({
+        "legacy": {"componentType": "epp", "extraPodSpec": {"mainContainer": {"image": "x/epp:1.4.0"}}},
+        "native": {"componentType": "epp", "eppConfig": {"config": {"plugins": []}},
+                   "extraPodSpec": {"mainContainer": {"image": "x/epp:1.5.0"}}},
+    })
+    found = validate_loaded(load_graph_entry(data))
+    assert [str(e) for e in found.errors] == [
+        "spec.services[legacy].eppConfig: Required value: "
+        "is required for legacy Go EPP images with runtime version earlier than 1.5.0",
+        "spec.services[native].eppConfig: Forbidden: "
+        "must be omitted for native Rust EPP images with runtime version 1.5.0 or later",
+    ]
+
+
+def test_alpha_request_is_not_held_to_beta_only_cel_rules() -> None:
+    # "at most one component may have type epp" is a v1beta1 CRD rule; the alpha CRD has none.
+    data = alpha_dgd({
+        "a": {"componentType": "epp", "extraPodSpec": {"mainContainer": {"image": "x/epp:1.5.0"}}},
+        "b": {"componentType": "epp", "extraPodSpec": {"mainContainer": {"image": "x/epp:1.5.0"}}},
+    })
+    errors = [str(e) for e in validate_loaded(load_graph_entry(data)).errors]
+    assert not any("at most one component may have type epp" in e for e in errors)
