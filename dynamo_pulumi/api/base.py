@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 from pydantic.alias_generators import to_camel
 
 # Kubernetes-shaped leaf types (strict: "3" is not an integer, 1 is not a string).
@@ -21,7 +21,7 @@ Int64 = StrictInt
 Str = StrictStr
 Bool = StrictBool
 #: resource.Quantity: a string ("8Gi") or a plain number on the wire.
-Quantity = StrictStr | StrictInt | float
+Quantity = StrictStr | StrictInt | StrictFloat
 #: An arbitrary JSON object kept as given (preserve-unknown-fields in the CRD).
 JSONObject = dict[str, Any]
 #: A core/v1 PodTemplateSpec kept as the user's mapping; see :mod:`dynamo_pulumi.api.pods`.

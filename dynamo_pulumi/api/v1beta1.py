@@ -58,8 +58,17 @@ class ProviderOverride(WireModel):
     value: JSONObject
 
 
+class MultinodeRoleSpec(WireModel):
+    """``multinode.leader`` / ``multinode.worker``: the snapshot's spelling of a role's provider
+    override (newer graphs use ``roles[].providerOverride``)."""
+
+    provider_override: ProviderOverride | None = None
+
+
 class MultinodeSpec(WireModel):
     node_count: Annotated[int, Field(strict=True, ge=2, le=2**31 - 1)] | None = None
+    leader: MultinodeRoleSpec | None = None
+    worker: MultinodeRoleSpec | None = None
 
     @property
     def effective_node_count(self) -> int:
@@ -282,6 +291,15 @@ class ComponentSpecFields(WireModel):
         """Replicas after the defaulting webhook (nil -> 1)."""
         return 1 if self.replicas is None else self.replicas
 
+    def role_provider_override(self, role: str) -> ProviderOverride | None:
+        """The provider override of a multinode role (``leader``/``worker``), from ``roles[]`` or
+        from the older ``multinode.<role>.providerOverride`` spelling."""
+        for spec in self.roles or []:
+            if spec.name == role and spec.provider_override is not None:
+                return spec.provider_override
+        legacy = getattr(self.multinode, role, None) if self.multinode is not None else None
+        return legacy.provider_override if legacy is not None else None
+
     @property
     def has_role_pod_templates(self) -> bool:
         return any(r.pod_template is not None for r in self.roles or [])
@@ -384,7 +402,7 @@ class _TopLevel(WireModel):
 
 class DynamoGraphDeployment(_TopLevel):
     kind: Literal["DynamoGraphDeployment"] = DGD_KIND
-    spec: DynamoGraphDeploymentSpec
+    spec: DynamoGraphDeploymentSpec = Field(default_factory=DynamoGraphDeploymentSpec)
 
     @property
     def components(self) -> list[DynamoComponentDeploymentSharedSpec]:
