@@ -19,6 +19,7 @@ from typing import Any
 from pulumi.output import Unknown
 from pulumi.runtime import Mocks, rpc, set_mocks
 from pulumi.runtime.config import set_all_config
+from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
@@ -149,6 +150,9 @@ def _session(
     monitor = RecordingMonitor(DynamoMocks(), recording)
     set_mocks(DynamoMocks(), project=project, stack=stack, preview=preview, monitor=monitor)
     set_all_config(dict(config))  # always a fresh map: the runtime's default one is shared
+    # Same for pending Outputs: tasks made outside this run belong to another event loop and
+    # waiting for them would never end.
+    SETTINGS.outputs = set()
     error: BaseException | None = None
     result = None
     try:

@@ -128,7 +128,7 @@ class GraphPlan:
 def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
     """The spec as something :func:`load_graph` reads, with Outputs parked as tokens."""
     if isinstance(spec, (DynamoGraphDeployment, DynamoComponentDeployment)):
-        return park(spec.to_wire(), table)
+        return park(spec.to_wire(), table)  # models hold Outputs only inside podTemplate dicts
     if isinstance(spec, Path):
         return spec
     if isinstance(spec, str):

@@ -14,6 +14,7 @@ an Output's value by the rendering (a model name hashed into a Service name, say
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,21 +24,31 @@ import pulumi
 
 from dynamo_pulumi.errors import InputError
 
-_TOKEN_RE = re.compile(r"__dynamo_pulumi_output_(\d+)__")
+_TOKEN_RE = re.compile(r"__dynamo_pulumi_output_([0-9a-f]{12})__")
 
 
 @dataclass
 class OutputTable:
-    """The Outputs taken out of a spec, by token number."""
+    """The Outputs taken out of a spec, by token id.
 
-    outputs: list[pulumi.Output[Any]] = field(default_factory=list)
-    #: Where each Output sat in the user's spec (for messages).
-    paths: list[str] = field(default_factory=list)
+    A token's id is derived from the Output's *path* in the spec, not from its position in the
+    walk: adding an Output elsewhere in the program must not change the tokens (and with them the
+    worker hash) of the existing ones.
+    """
+
+    outputs: dict[str, pulumi.Output[Any]] = field(default_factory=dict)
+    #: Where each Output sat in the user's spec (for messages), by token id.
+    paths: dict[str, str] = field(default_factory=dict)
 
     def token_for(self, value: pulumi.Output[Any], path: str = "") -> str:
-        self.outputs.append(value)
-        self.paths.append(path)
-        return token(len(self.outputs) - 1)
+        ident = hashlib.sha256(path.encode()).hexdigest()[:12]
+        salt = 0
+        while ident in self.outputs and self.outputs[ident] is not value:
+            salt += 1
+            ident = hashlib.sha256(f"{path}#{salt}".encode()).hexdigest()[:12]
+        self.outputs[ident] = value
+        self.paths[ident] = path
+        return token(ident)
 
     def __bool__(self) -> bool:
         return bool(self.outputs)
@@ -47,16 +58,18 @@ def _is_output(value: Any) -> bool:
     return isinstance(value, pulumi.Output)
 
 
-def park(value: Any, table: OutputTable, path: str = "spec") -> Any:
-    """A copy of ``value`` with every Output leaf replaced by a token string."""
+def park(value: Any, table: OutputTable, path: str = "") -> Any:
+    """A copy of ``value`` with every Output leaf replaced by a token string.
+
+    ``path`` is where ``value`` sits in the whole object (``""`` for the object itself)."""
     if _is_output(value):
         return table.token_for(value, path)
     if isinstance(value, Mapping):
         result = {}
         for key, item in value.items():
             if _is_output(key):
-                raise InputError(f"{path}: a pulumi.Output cannot be used as a mapping key")
-            result[key] = park(item, table, f"{path}.{key}")
+                raise InputError(f"{path or '<object>'}: a pulumi.Output cannot be used as a mapping key")
+            result[key] = park(item, table, f"{path}.{key}" if path else str(key))
         return result
     if isinstance(value, (list, tuple)):
         return [park(item, table, f"{path}[{i}]") for i, item in enumerate(value)]
@@ -73,7 +86,7 @@ def _restore_string(text: str, table: OutputTable) -> Any:
             if part:
                 pieces.append(part)
         else:
-            pieces.append(table.outputs[int(part)])
+            pieces.append(table.outputs[part])
     if len(pieces) == 1:
         return pieces[0]
     return pulumi.Output.concat(*pieces)
@@ -100,8 +113,8 @@ def has_token(value: Any) -> bool:
 PROBE = "dynamo-pulumi-probe"
 
 
-def token(index: int) -> str:
-    return f"__dynamo_pulumi_output_{index}__"
+def token(ident: str) -> str:
+    return f"__dynamo_pulumi_output_{ident}__"
 
 
 def replace_text(value: Any, old: str, new: str) -> Any:
@@ -131,9 +144,9 @@ def read_by_rendering(
     baseline, base_hash = render(wire)
     expected = _without_hash(baseline, base_hash)
     read: list[str] = []
-    for index, path in enumerate(table.paths):
-        probed, probe_hash = render(replace_text(wire, token(index), PROBE))
-        if _without_hash(replace_text(probed, PROBE, token(index)), probe_hash) != expected:
+    for ident, path in table.paths.items():
+        probed, probe_hash = render(replace_text(wire, token(ident), PROBE))
+        if _without_hash(replace_text(probed, PROBE, token(ident)), probe_hash) != expected:
             read.append(path)
     return read
 
