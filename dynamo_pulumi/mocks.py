@@ -19,8 +19,8 @@ from typing import Any
 from pulumi.output import Unknown
 from pulumi.runtime import Mocks, rpc, set_mocks
 from pulumi.runtime.config import set_all_config
-from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
+from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 
