@@ -142,28 +142,37 @@ def _more_nodes(doc: dict) -> dict:
     return new
 
 
+def _changed(diff) -> dict[tuple[str, str], str]:
+    return {k: v for k, v in _actions(diff).items() if v != "same"}
+
+
 def test_changed_node_count_on_grove_replaces_the_podcliqueset_deleting_first(tmp_path):
     old = _corpus("vllm-v1beta1-disagg-multinode.yaml")
     diff = _diff(tmp_path, old, _more_nodes(old), GROVE)
     pcs = diff.find(":PodCliqueSet", "ns1/vllm-disagg")
-    assert pcs.action == "replace"
     assert pcs.delete_before_replace is True
     assert "minAvailable" in pcs.reasons[0]
-    actions = _actions(diff)
-    assert actions[("Service", "ns1/vllm-disagg-decode")] == "update"  # only its hash label moves
-    assert actions[("Service", "ns1/vllm-disagg-frontend")] == "same"
-    assert "create" not in actions.values() and "delete" not in actions.values()
+    # Every other object is unchanged, except the worker Services whose hash label moves.
+    assert _changed(diff) == {
+        ("PodCliqueSet", "ns1/vllm-disagg"): "replace",
+        ("Service", "ns1/vllm-disagg-decode"): "update",
+        ("Service", "ns1/vllm-disagg-prefill"): "update",
+    }
 
 
 def test_changed_node_count_on_lws_replaces_the_worker_leaderworkersets(tmp_path):
     old = _corpus("vllm-v1beta1-disagg-multinode.yaml")
     diff = _diff(tmp_path, old, _more_nodes(old), LWS)
-    actions = _actions(diff)
     for worker in ("decode", "prefill"):
         change = diff.find(":LeaderWorkerSet", f"ns1/vllm-disagg-{worker}-0")
-        assert change.action == "replace" and change.delete_before_replace is False
-        assert actions[("Service", f"ns1/vllm-disagg-{worker}")] == "replace"
-    assert actions[("Deployment", "ns1/vllm-disagg-frontend")] == "same"
+        assert change.delete_before_replace is False  # new hash-named set first, then the old goes
+    # The hash covers every worker, so both workers roll; nothing else changes.
+    assert _changed(diff) == {
+        ("LeaderWorkerSet", "ns1/vllm-disagg-decode-0"): "replace",
+        ("Service", "ns1/vllm-disagg-decode"): "replace",
+        ("LeaderWorkerSet", "ns1/vllm-disagg-prefill-0"): "replace",
+        ("Service", "ns1/vllm-disagg-prefill"): "replace",
+    }
 
 
 def test_added_non_worker_component_creates_its_objects_and_touches_nothing_else(tmp_path):
@@ -184,12 +193,14 @@ def test_added_worker_component_creates_it_and_rolls_the_other_workers(tmp_path)
     extra = yaml.safe_load(yaml.safe_dump(_component(new, "VllmDecodeWorker")))
     extra["name"] = "VllmDecodeWorker2"
     new["spec"]["components"].append(extra)
-    actions = _actions(_diff(tmp_path, old, new))
-    assert actions[("DynamoComponentDeployment", "ns1/vllm-agg-vllmdecodeworker2")] == "create"
-    assert actions[("Deployment", "ns1/vllm-agg-vllmdecodeworker2")] == "create"
-    assert actions[("Deployment", "ns1/vllm-agg-vllmdecodeworker")] == "replace"
-    assert actions[("Deployment", "ns1/vllm-agg-frontend")] == "same"
-    assert "delete" not in actions.values()
+    assert _changed(_diff(tmp_path, old, new)) == {
+        ("DynamoComponentDeployment", "ns1/vllm-agg-vllmdecodeworker2"): "create",
+        ("Deployment", "ns1/vllm-agg-vllmdecodeworker2"): "create",
+        ("Service", "ns1/vllm-agg-vllmdecodeworker2"): "create",
+        # a new worker changes the graph's worker hash: the existing worker rolls to it
+        ("Deployment", "ns1/vllm-agg-vllmdecodeworker"): "replace",
+        ("Service", "ns1/vllm-agg-vllmdecodeworker"): "replace",
+    }
 
 
 def test_removed_component_deletes_its_objects(tmp_path):
