@@ -143,12 +143,20 @@ def read_by_rendering(
     """
     baseline, base_hash = render(wire)
     expected = _without_hash(baseline, base_hash)
-    read: list[str] = []
-    for ident, path in table.paths.items():
-        probed, probe_hash = render(replace_text(wire, token(ident), PROBE))
-        if _without_hash(replace_text(probed, PROBE, token(ident)), probe_hash) != expected:
-            read.append(path)
-    return read
+
+    def changes_rendering(idents: list[str]) -> bool:
+        probed_wire = wire
+        for ident in idents:
+            probed_wire = replace_text(probed_wire, token(ident), f"{PROBE}-{ident}")
+        probed, probe_hash = render(probed_wire)
+        for ident in idents:
+            probed = replace_text(probed, f"{PROBE}-{ident}", token(ident))
+        return _without_hash(probed, probe_hash) != expected
+
+    idents = list(table.paths)
+    if not changes_rendering(idents):  # the usual case: one extra render in all
+        return []
+    return [table.paths[ident] for ident in idents if changes_rendering([ident])]
 
 
 def _without_hash(documents: list[Any], worker_hash: str) -> list[Any]:
