@@ -85,6 +85,21 @@ def bench(label: str, source: Any, platform: dict[str, Any], repeat: int) -> Non
           f"{program_ms / render_ms:>7.1f}x")
 
 
+def bench_outputs(platform: dict[str, Any], repeat: int) -> None:
+    """The 25-component graph placed on a node pool whose label is a ``pulumi.Output``: the cost
+    of parking Outputs and checking that rendering only copies them."""
+    import pulumi
+
+    from dynamo_pulumi.resources import gpu_node_pool
+
+    def program() -> None:
+        pool = gpu_node_pool(label={"pool": pulumi.Output.from_input("gpu-a")}, taint_key="nvidia.com/gpu")
+        deploy(synthetic_graph(), NAMESPACE, platform, placement=pool, export=False)
+
+    program_ms = _median_ms(lambda: run_program(program), repeat)
+    print(f"{'synthetic: 25 components, Output placement':<56} {25:>4} {'':>9} {'':>11} {program_ms:>12.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
@@ -97,6 +112,7 @@ def main() -> None:
         else:
             bench(f"corpus: {largest.name} [{pathway}]", largest, platform, args.repeat)
         bench(f"synthetic: 25 components [{pathway}]", synthetic_graph(), platform, args.repeat)
+    bench_outputs(PLATFORMS["component"], args.repeat)
 
 
 if __name__ == "__main__":
