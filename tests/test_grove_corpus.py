@@ -22,7 +22,7 @@ import yaml
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.defaulting import default_graph
-from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.errors import GraphValidationError, RenderError
 from dynamo_pulumi.loading import load_documents, validate_loaded
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_grove
@@ -59,7 +59,11 @@ def _blocking_errors(errors: list[Any]) -> list[Any]:
 @cache
 def _valid_graphs(path: Path) -> tuple[DynamoGraphDeployment, ...]:
     graphs = []
-    for loaded in load_documents(path).graphs:
+    try:
+        documents = load_documents(path)
+    except GraphValidationError:  # rejected at load (e.g. an unexpanded ``${VAR}`` in a typed field)
+        return ()
+    for loaded in documents.graphs:
         if not isinstance(loaded.object, DynamoGraphDeployment):
             continue
         if _blocking_errors(validate_loaded(loaded, PLATFORM, NAMESPACE).errors):
