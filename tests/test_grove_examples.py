@@ -11,8 +11,8 @@ from grove_fixtures import by_name, component, env_map, graph, main_container
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_grove, render_pod_clique_set
-from dynamo_pulumi.render.grove.failover import build_intra_pod_failover
 from dynamo_pulumi.render.grove.gms import augment_engine_pod_spec, weight_server_pod_spec
+from dynamo_pulumi.render.pod.failover import build_intra_pod_failover
 
 GROVE = Platform.model_validate({"operatorVersion": "1.4.0", "orchestrators": {"grove": {"enabled": True}}})
 

@@ -14,11 +14,7 @@ from dynamo_pulumi.pcs_naming import pod_clique_names
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_pod_clique_set
 from dynamo_pulumi.render.grove.cliques import clique_min_available
-from dynamo_pulumi.render.grove.gms import (
-    apply_intra_pod_gms,
-    rank_claim_template_name,
-    standalone_claim_templates,
-)
+from dynamo_pulumi.render.grove.gms import rank_claim_template_name
 from dynamo_pulumi.render.grove.podcliqueset import (
     format_go_duration,
     grove_component_resource_name,
@@ -27,6 +23,7 @@ from dynamo_pulumi.render.grove.podcliqueset import (
 from dynamo_pulumi.render.grove.provider_overrides import compose_overrides, effective_min_available
 from dynamo_pulumi.render.grove.roles import ServiceRole, expand_roles
 from dynamo_pulumi.render.grove.startup_order import startup_dependencies
+from dynamo_pulumi.render.pod.gms import apply_intra_pod_gms, standalone_claim_templates
 
 GROVE = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
 

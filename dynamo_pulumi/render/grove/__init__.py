@@ -8,9 +8,9 @@ existing PCS, so nothing to preserve from a previous revision):
    assembly (+ GMS/failover transforms), labels and annotations; add the scaling group, the
    per-rank claim templates of inter-pod GMS and the startup ordering;
 3. compose provider overrides onto the finished PCS;
-4. add the DGD-owned objects: intra-pod GMS ResourceClaimTemplates, component and model Services
-   (Grove flavour), ingress for frontends, and the graph-level objects (RBAC, EPP, wait-for-leader
-   ConfigMap, scaling adapters) from the shared builders.
+4. add the DGD-owned objects: component and model Services (Grove flavour), ingress for
+   frontends, and the graph-level objects (RBAC, PVCs, GMS ResourceClaimTemplates, EPP,
+   wait-for-leader ConfigMap, scaling adapters) from the shared builders.
 
 The input graph is expected after defaulting (``dynamo_pulumi.defaulting.default_graph``).
 """
@@ -24,7 +24,7 @@ from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, Dynam
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove.cliques import build_clique
-from dynamo_pulumi.render.grove.gms import rank_claim_template_configs, standalone_claim_templates
+from dynamo_pulumi.render.grove.gms import rank_claim_template_configs
 from dynamo_pulumi.render.grove.kv_topology import apply_cluster_topology_items, cluster_topology_domains
 from dynamo_pulumi.render.grove.metadata import (
     GraphFacts,
@@ -76,10 +76,7 @@ def render_grove(
     pcs = render_pod_clique_set(
         dgd, platform, namespace, worker_hash=worker_hash, pod_spec_builder=pod_spec_builder
     )
-    objects = [pcs]
-    objects += standalone_claim_templates(dgd, namespace)
-    objects += ancillary_objects(dgd, platform, namespace, worker_hash)
-    return objects
+    return [pcs, *ancillary_objects(dgd, platform, namespace, worker_hash)]
 
 
 def render_pod_clique_set(

@@ -1,14 +1,12 @@
-"""Pod specs for cliques: the shared pod assembly, then the Grove-only GMS/failover transforms.
+"""Pod specs for cliques: the shared pod assembly, then the Grove-only inter-pod GMS transforms.
 
 Every clique's pod spec comes from the pod assembly (:func:`dynamo_pulumi.render.pod.build_pod_spec`)
 with pathway ``grove``, the clique's role and the Grove multinode wiring, exactly as the operator
-calls ``GenerateBasePodSpec`` for each role. Then, per role:
+calls ``GenerateBasePodSpec`` for each role; intra-pod GMS and intra-pod failover are its last
+steps on both pathways. Then, per role:
 
 * GMS weight-server cliques: the single-node main pod turned into the rank's weight server;
-* inter-pod GMS engine cliques: engine env and the shared host-path/claim resources;
-* intra-pod GMS and intra-pod failover are the last steps of the operator's base pod. The shared
-  assembly does not render them, so the pod is assembled without those two blocks and they are
-  applied here (each step is skipped if the pod already shows it, should the assembly add them).
+* inter-pod GMS engine cliques: engine env and the shared host-path/claim resources.
 
 Containers then get ``resources: {}`` where unset, as the operator's Go structs serialise.
 
@@ -25,19 +23,9 @@ from typing import Any
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoComponentDeploymentSharedSpec
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring
-from dynamo_pulumi.render.grove.failover import (
-    ENGINE_CONTAINER_PREFIX,
-    build_intra_pod_failover,
-    is_intra_pod_failover,
-)
-from dynamo_pulumi.render.grove.gms import (
-    GMS_SERVER_CONTAINER_NAME,
-    apply_intra_pod_gms,
-    augment_engine_pod_spec,
-    gms_gpu_count,
-    weight_server_pod_spec,
-)
+from dynamo_pulumi.render.grove.gms import augment_engine_pod_spec, weight_server_pod_spec
 from dynamo_pulumi.render.grove.roles import ServiceRole, is_inter_pod_failover
+from dynamo_pulumi.render.pod.gms import gms_gpu_count
 
 
 @dataclass(frozen=True)
@@ -71,7 +59,7 @@ def default_pod_spec_builder(request: PodRequest) -> dict[str, Any]:
     from dynamo_pulumi.render.pod import build_pod_spec
 
     ctx = ComponentRenderContext(
-        dcd=dcd_model(_without_intra_pod_features(request.dcd)),
+        dcd=dcd_model(request.dcd),
         dcd_name=request.dcd["metadata"]["name"],
         graph_name=request.graph_name,
         namespace=request.namespace,
@@ -100,28 +88,6 @@ def dcd_model(dcd: dict[str, Any]) -> DynamoComponentDeployment:
     if ctype is None:
         return model
     return model.model_copy(update={"spec": model.spec.model_copy(update={"type": ctype})})
-
-
-def _without_intra_pod_features(dcd: dict[str, Any]) -> dict[str, Any]:
-    """The DCD minus intra-pod GMS/failover, which this package applies after the assembly.
-
-    The shared assembly refuses those two blocks; they change nothing it renders (the backends
-    read only the inter-pod layout), so the pod is assembled without them and rewired here.
-    """
-    spec = dcd["spec"]
-    experimental = dict(spec.get("experimental") or {})
-    gms = experimental.get("gpuMemoryService")
-    if gms is not None and (gms.get("mode") or "IntraPod") == "IntraPod":
-        experimental.pop("gpuMemoryService")
-    failover = experimental.get("failover")
-    if failover is not None and (failover.get("mode") or "IntraPod") == "IntraPod":
-        experimental.pop("failover")
-    if experimental == (spec.get("experimental") or {}):
-        return dcd
-    new_spec = {k: v for k, v in spec.items() if k != "experimental"}
-    if experimental:
-        new_spec["experimental"] = experimental
-    return {**dcd, "spec": new_spec}
 
 
 def _single_node_dcd(dcd: dict[str, Any]) -> dict[str, Any]:
@@ -154,8 +120,6 @@ def clique_pod_spec(
         pod_spec = build(request)
         if component.is_inter_pod_gms:
             augment_engine_pod_spec(pod_spec, role.rank, is_inter_pod_failover(component))
-        else:
-            _ensure_intra_pod_layout(pod_spec, base, component)
     return with_go_struct_fields(pod_spec)
 
 
@@ -169,20 +133,3 @@ def with_go_struct_fields(pod_spec: dict[str, Any]) -> dict[str, Any]:
         for container in pod_spec.get(key) or []:
             container.setdefault("resources", {})
     return pod_spec
-
-
-def _ensure_intra_pod_layout(
-    pod_spec: dict[str, Any], base: PodRequest, component: DynamoComponentDeploymentSharedSpec
-) -> None:
-    """Intra-pod GMS, then intra-pod failover, unless the assembly already applied them."""
-    if component.gms is None:
-        return
-    init_names = {c.get("name") for c in pod_spec.get("initContainers") or []}
-    if GMS_SERVER_CONTAINER_NAME not in init_names:
-        apply_intra_pod_gms(pod_spec, component, base.graph_name, component.name)
-    if not is_intra_pod_failover(component):
-        return
-    names = [str(c.get("name", "")) for c in pod_spec.get("containers") or []]
-    if any(n.startswith(ENGINE_CONTAINER_PREFIX) for n in names):
-        return
-    build_intra_pod_failover(pod_spec, component.number_of_nodes, base.backend_framework)

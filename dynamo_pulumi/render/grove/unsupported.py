@@ -8,7 +8,8 @@
   is refused rather than guessed.
 * **DRA**: GMS and inter-pod failover claim GPUs through ``resource.k8s.io/v1``; with the
   operator's ``dra.enabled`` explicitly false the graph fails (left unset, the API is assumed
-  served, as on Kubernetes 1.34+).
+  served, as on Kubernetes 1.34+). The check is shared with the component pathway
+  (:func:`dynamo_pulumi.render.pod.gms.require_dra`).
 * **LPX** components are delegated to the LPX controller, which resolves a compiled build from
   the operator's build registry; nothing offline can render them.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.pod.gms import require_dra
 
 CHECKPOINT_STARTUP_POLICY_WAIT = "WaitForCheckpoint"
 COMPONENT_TYPE_LPX = "lpx"
@@ -31,28 +33,10 @@ def checkpoint_gated(component: DynamoComponentDeploymentSharedSpec, platform: P
     return checkpoint.effective_startup_policy == CHECKPOINT_STARTUP_POLICY_WAIT
 
 
-DRA_REQUIRED_MESSAGE = (
-    "gpuMemoryService / inter-pod GMS failover requires DRA (Dynamic Resource Allocation), but DRA is "
-    "not available (either the resource.k8s.io/v1 API is not registered on this cluster, which requires "
-    "Kubernetes 1.34+, or DRA has been explicitly disabled in the operator configuration)"
-)
-
-
-def dra_disabled(platform: Platform) -> bool:
-    """Only an explicit ``dra.enabled: false`` turns DRA off offline."""
-    return platform.dra.enabled is False
-
-
-def _needs_dra(component: DynamoComponentDeploymentSharedSpec) -> bool:
-    failover = component.failover
-    return component.gms is not None or (failover is not None and failover.effective_mode == "InterPod")
-
-
 def refuse_cluster_dependent(dgd: DynamoGraphDeployment, platform: Platform) -> None:
     """Raise a RenderError for the first component that cannot be rendered offline."""
+    require_dra(dgd, platform)
     for i, component in enumerate(dgd.components):
-        if dra_disabled(platform) and _needs_dra(component):
-            raise RenderError(DRA_REQUIRED_MESSAGE, f"spec.components[{i}].experimental")
         path = f"spec.components[{i}]"
         if component.type == COMPONENT_TYPE_LPX or component.lpx is not None:
             raise RenderError(

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from dynamo_pulumi.render.objects import (
     deployment,
     epp,
+    gms_claims,
     ingress,
     lws,
     model_service,
@@ -39,6 +40,7 @@ class Builder(Generic[C]):
 GRAPH_BUILDERS: tuple[Builder[GraphContext], ...] = (
     Builder("rbac", rbac.build),
     Builder("pvc", pvc.build),
+    Builder("gms-claims", gms_claims.build),
     Builder("epp", epp.build),
     Builder("wait-for-leader", wait_leader.build),
     Builder("scaling-adapter", scaling_adapter.build),

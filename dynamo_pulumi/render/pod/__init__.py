@@ -36,7 +36,7 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import discovery_service_account_name
 from dynamo_pulumi.render.context import ComponentRenderContext
-from dynamo_pulumi.render.pod import metadata, sidecars, volumes
+from dynamo_pulumi.render.pod import failover, gms, metadata, sidecars, volumes
 from dynamo_pulumi.render.pod.defaults import DefaultsContext, defaults_for
 from dynamo_pulumi.render.pod.defaults.common import KUBE_DISCOVERY_MODE_POD, standard_env
 from dynamo_pulumi.render.pod.merge import add_env_user_wins, clone, merge_container, merge_pod_spec
@@ -161,18 +161,13 @@ def _run_backend(hook_name: str, target: dict[str, Any], backend_input: Any) -> 
 
 
 def _apply_intra_pod_features(pod: dict[str, Any], ctx: ComponentRenderContext) -> None:
-    """Step 17: intra-pod GPU memory service (DRA claim + ``gms-server`` sidecar), then intra-pod
-    failover (two engine containers). Both rewrites are shared with the Grove pathway and live in
-    :mod:`dynamo_pulumi.render.grove`; they are no-ops for components without those blocks."""
+    """Step 17, last in ``GenerateBasePodSpec`` on both pathways (ERRATA 2.35): intra-pod GPU
+    memory service (DRA claim + ``gms-server`` sidecar), then intra-pod failover (two engine
+    containers). No-ops for components without those blocks or with the inter-pod layout."""
     spec = ctx.dcd.spec
-    if spec.gms is None and spec.failover is None:
-        return
-    from dynamo_pulumi.render.grove.failover import build_intra_pod_failover, is_intra_pod_failover
-    from dynamo_pulumi.render.grove.gms import apply_intra_pod_gms
-
-    apply_intra_pod_gms(pod, spec, parent_name(ctx), metadata.dcd_component_name(ctx.dcd))
-    if is_intra_pod_failover(spec):
-        build_intra_pod_failover(pod, spec.number_of_nodes, ctx.backend_framework)
+    gms.apply_intra_pod_gms(pod, spec, parent_name(ctx), metadata.dcd_component_name(ctx.dcd))
+    if failover.is_intra_pod_failover(spec):
+        failover.build_intra_pod_failover(pod, spec.number_of_nodes, ctx.backend_framework)
 
 
 def _refuse_checkpoint(ctx: ComponentRenderContext) -> None:

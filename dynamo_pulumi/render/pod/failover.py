@@ -1,12 +1,16 @@
-"""GMS failover (rendering-grove section 5; ERRATA 2.34).
+"""Intra-pod GMS failover, shared by both pathways (rendering-grove 5.1; ERRATA 2.34, 2.35).
 
-* **IntraPod**: the main container is cloned into ``engine-0`` (active) and ``engine-1`` (standby)
-  in the same pod, after the intra-pod GMS wiring so both share the DRA claim and the control
-  directory. Each engine gets its own system port and per-engine env; vLLM also gets per-engine
-  NIXL/KV-event ports and a staggered ``--master-port``. The snapshot supports vLLM only.
-* **InterPod**: hot spares as pods. The layout lives in :mod:`.roles` (engine cliques with
-  ``1 + numShadows`` replicas), :mod:`.gms` (engine env, ``restartPolicy: Never``) and
-  :mod:`.metadata` (engine-group label); the vLLM backend adds the shadow-mode switch.
+The last step of ``GenerateBasePodSpec``, after the intra-pod GMS wiring (:mod:`.gms`) so both
+engines share the DRA claim and the control directory: the main container is cloned into
+``engine-0`` (active) and ``engine-1`` (standby) in the same pod. Each engine gets its own system
+port and per-engine env; vLLM also gets per-engine NIXL/KV-event ports and a staggered
+``--master-port``. The snapshot supports vLLM only; other backends are an error.
+
+Inter-pod failover (hot spares as pods) exists only on Grove: the layout lives in
+:mod:`dynamo_pulumi.render.grove.roles` (engine cliques with ``1 + numShadows`` replicas),
+:mod:`dynamo_pulumi.render.grove.gms` (engine env, ``restartPolicy: Never``) and
+:mod:`dynamo_pulumi.render.grove.metadata` (engine-group label); the vLLM backend adds the
+shadow-mode switch.
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ from dynamo_pulumi.constants import (
     VLLM_MP_MASTER_PORT,
 )
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.render.grove.gms import GMS_INTRA_POD_MOUNT_PATH
 from dynamo_pulumi.render.objects.common import copy_tree
+from dynamo_pulumi.render.pod.gms import GMS_INTRA_POD_MOUNT_PATH
 
 FAILOVER_ENGINE_COUNT = 2
 ENGINE_CONTAINER_PREFIX = "engine-"
