@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,6 +182,7 @@ def run_program(
     Pass ``recording`` to keep what was registered even when ``program`` raises; ``config`` is
     the stack configuration (``{"project:key": "value"}``)."""
     recording = recording if recording is not None else Recording()
+    previous = _current_loop()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
@@ -188,10 +190,22 @@ def run_program(
             _session, program, preview, recording, project, stack, config or {}
         )
     finally:
-        # Closed here, not at interpreter exit, where its self-pipe may already be gone.
+        # Closed here, not at interpreter exit, where its self-pipe may already be gone; the
+        # caller's own loop (if it had one) is put back so its code keeps working.
         loop.close()
-        asyncio.set_event_loop(None)
+        asyncio.set_event_loop(previous)
     return recording, result
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    """The thread's current event loop without creating one (None when there is none)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            loop = asyncio.get_event_loop()
+    except RuntimeError:
+        return None
+    return None if loop.is_closed() else loop
 
 
 def is_unknown(value: Any) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -17,3 +18,14 @@ def conformance_dir() -> Path:
     if not CONFORMANCE.is_dir():
         pytest.skip("../shared/conformance is not present on this machine")
     return CONFORMANCE
+
+
+@pytest.fixture(autouse=True)
+def _fresh_event_loop():
+    """Each test gets its own current event loop (``pulumi.Output`` needs one) and leaves none
+    behind, so no test depends on the loop an earlier test created or closed."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    loop.close()
+    asyncio.set_event_loop(None)
