@@ -270,8 +270,15 @@ def generate_component_deployment(
     namespace: str,
     backend_framework: str,
     worker_hash: str,
+    *,
+    apply_deployment_config: bool = True,
 ) -> dict[str, Any]:
-    """``generateSingleDCD`` for one component's wire dict (the input is not modified)."""
+    """``generateSingleDCD`` for one component's wire dict (the input is not modified).
+
+    ``apply_deployment_config=False`` skips the legacy ``DYN_DEPLOYMENT_CONFIG`` rewrite, which
+    only ``generateSingleDCD`` performs: the Grove pathway renders its cliques from the components
+    as written and never applies it.
+    """
     name = component["name"]
     ctype = component.get("type")
     spec: dict[str, Any] = copy_tree(component)
@@ -308,7 +315,8 @@ def generate_component_deployment(
         "metadata": metadata,
         "spec": spec,
     }
-    apply_dyn_deployment_config(dcd, name)
+    if apply_deployment_config:
+        apply_dyn_deployment_config(dcd, name)
     for template in templates:
         _drop_empty_template_maps(template)
     dcd["spec"] = _in_go_order(spec)
@@ -316,12 +324,25 @@ def generate_component_deployment(
 
 
 def generate_component_deployments(
-    graph: DynamoGraphDeployment, namespace: str, worker_hash: str
+    graph: DynamoGraphDeployment,
+    namespace: str,
+    worker_hash: str,
+    *,
+    apply_deployment_config: bool = True,
 ) -> list[dict[str, Any]]:
-    """``GenerateDynamoComponentsDeployments``: one DCD dict per component, in component order."""
+    """``GenerateDynamoComponentsDeployments``: one DCD dict per component, in component order.
+
+    The Grove pathway passes ``apply_deployment_config=False`` (see
+    :func:`generate_component_deployment`).
+    """
     backend = graph_backend_framework(graph)
     components = graph.to_wire()["spec"].get("components") or []
-    return [generate_component_deployment(graph, c, namespace, backend, worker_hash) for c in components]
+    return [
+        generate_component_deployment(
+            graph, c, namespace, backend, worker_hash, apply_deployment_config=apply_deployment_config
+        )
+        for c in components
+    ]
 
 
 #: ``component_backend_framework``/``graph_backend_framework`` are re-exported: other pathways

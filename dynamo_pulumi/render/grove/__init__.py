@@ -97,7 +97,7 @@ def render_pod_clique_set(
     facts = GraphFacts.of(dgd, platform, namespace, worker_hash)
     pcs = pod_clique_set_shell(dgd, platform, namespace)
     template = pcs["spec"]["template"]
-    dcds = generate_component_deployments(dgd, namespace, worker_hash)
+    dcds = generate_component_deployments(dgd, namespace, worker_hash, apply_deployment_config=False)
     domains = cluster_topology_domains(dgd, platform)
     if domains is not None:
         apply_cluster_topology_items(dgd, dcds, domains)

@@ -173,7 +173,7 @@ def ancillary_objects(
     from dynamo_pulumi.render.graph import generate_component_deployments
 
     k8s_discovery = resolve_discovery_backend(dgd, platform) == DISCOVERY_BACKEND_KUBERNETES
-    dcds = generate_component_deployments(dgd, namespace, worker_hash)
+    dcds = generate_component_deployments(dgd, namespace, worker_hash, apply_deployment_config=False)
     alpha = alpha_components(dgd)
     objects: list[dict[str, Any]] = []
     for component, dcd in zip(dgd.components, dcds, strict=True):
