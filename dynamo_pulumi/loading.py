@@ -21,14 +21,13 @@ from typing import Any
 
 import yaml
 
-from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha, preserved_alpha_spec
+from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha
 from dynamo_pulumi.api.parse import openapi_type, parse_object
 from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION, AlphaObject
 from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
 from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
 from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
 from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
-from dynamo_pulumi.api.v1alpha1 import ObjectMeta as AlphaMeta
 from dynamo_pulumi.api.v1beta1 import (
     API_GROUP,
     API_VERSION,
@@ -288,7 +287,8 @@ def load_graph_entry(source: Source) -> LoadedObject:
 #: for a v1alpha1 request (group 1: the component prefix; group 2: the rule's field).
 _RUNTIME_RULE_PATH = re.compile(
     r"^(spec(?:\.components\[\d+\])?)\.(runtimeVersionOverride|eppConfig(?:\..*)?|"
-    r"podTemplate\.spec\.containers(?:\[\d+\]\.image)?)$"
+    r"podTemplate\.spec\.containers(?:\[\d+\]\.image)?|"
+    r"podTemplate\.spec\.initContainers\[\d+\]\.image)$"
 )
 _ALPHA_MAIN_IMAGE = "extraPodSpec.mainContainer.image"
 
@@ -298,7 +298,7 @@ def alpha_rule_path(loaded: LoadedObject, path: str) -> str:
     match = _RUNTIME_RULE_PATH.match(path)
     if match is None:
         return path
-    if match.group(2).startswith("podTemplate"):
+    if match.group(2).startswith("podTemplate.spec.containers"):
         return f"{loaded.path_map.alpha_path(match.group(1))}.{_ALPHA_MAIN_IMAGE}"
     return loaded.path_map.alpha_path(path)
 
@@ -307,23 +307,13 @@ def _namespace(loaded: LoadedObject, namespace: str | None) -> str:
     return namespace or loaded.object.metadata.namespace or "default"
 
 
-def _alpha_view(loaded: LoadedObject) -> Any:
-    """The alpha object the compatibility pass looks at: the input, or a beta object's preserved data."""
-    if loaded.alpha_object is not None:
-        return loaded.alpha_object
-    preserved = preserved_alpha_spec(loaded.object)
-    if preserved is None:
-        return None
-    model = AlphaDGD if isinstance(loaded.object, DynamoGraphDeployment) else AlphaDCD
-    return model(metadata=AlphaMeta.model_validate(loaded.object.metadata.to_wire()), spec=preserved)
-
-
 def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> Findings:
     """Create admission of one loaded object, in the API server's order (api-and-validation.md
     section 0 and 4.6).
 
-    A v1beta1 object: the v1beta1 CEL rules and webhook (:func:`dynamo_pulumi.validation.validate`),
-    then the compatibility pass over alpha data it carries in its conversion annotation. A
+    A v1beta1 object: :func:`dynamo_pulumi.validation.validate` (the v1beta1 CEL rules, the
+    webhook, then the compatibility pass over alpha data it carries in its conversion
+    annotation; nothing else is added here, so nothing is reported twice). A
     v1alpha1 object passed its alpha schema at load; here its create-only CEL rule, then the
     v1beta1 webhook on the converted object with runtime-version/EPP errors at alpha paths,
     then the compatibility pass.
@@ -332,28 +322,22 @@ def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str |
     from dynamo_pulumi.validation.alpha import (
         alpha_compat_findings,
         alpha_schema_errors,
-        beta_cel_failed,
         beta_webhook_findings,
     )
 
     ns = _namespace(loaded, namespace)
-    if loaded.alpha_object is not None:
-        cel = alpha_schema_errors(loaded.alpha_object, on_create=True)
-        if cel:
-            return Findings(errors=cel)
-        found = beta_webhook_findings(loaded.object, platform)
-        findings = Findings(
-            errors=[replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors],
-            warnings=list(found.warnings),
-        )
-        view = loaded.alpha_object
-    else:
-        findings = validate(loaded.object, platform)
-        if findings.errors and beta_cel_failed(loaded.object, platform):
-            return findings
-        view = _alpha_view(loaded)
-    if isinstance(view, (AlphaDGD, AlphaDCD)):
-        findings.extend(alpha_compat_findings(view, ns, alpha_source=loaded.is_alpha))
+    view = loaded.alpha_object
+    if not isinstance(view, (AlphaDGD, AlphaDCD)):
+        return validate(loaded.object, platform, namespace=ns)
+    cel = alpha_schema_errors(view, on_create=True)
+    if cel:
+        return Findings(errors=cel)
+    found = beta_webhook_findings(loaded.object, platform)
+    findings = Findings(
+        errors=[replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors],
+        warnings=list(found.warnings),
+    )
+    findings.extend(alpha_compat_findings(view, ns, alpha_source=True))
     return findings
 
 

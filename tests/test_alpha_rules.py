@@ -4,14 +4,21 @@ reported at alpha paths."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from dynamo_pulumi.api.conversion import parse_alpha
+from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION
 from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
-from dynamo_pulumi.errors import ErrorType, FieldError
-from dynamo_pulumi.loading import load_graph_entry, validate_loaded
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.cli import main as cli_main
+from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError
+from dynamo_pulumi.loading import alpha_rule_path, load_graph_entry, validate_loaded
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.validation import validate, validate_update
 from dynamo_pulumi.validation.alpha import alpha_compat_findings, alpha_schema_errors
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
@@ -276,3 +283,161 @@ def test_alpha_request_is_not_held_to_beta_only_cel_rules() -> None:
     })
     errors = [str(e) for e in validate_loaded(load_graph_entry(data)).errors]
     assert not any("at most one component may have type epp" in e for e in errors)
+
+
+# --- audit fixes: PVC CEL, preserved alpha data in validate()/validate_update(), alpha updates ---
+
+
+def test_pvc_create_needs_size_storage_class_and_access_mode() -> None:
+    message = (
+        'Invalid value: "object": When create is true, size, storageClass, and volumeAccessMode are required'
+    )
+    assert cel({"W": worker()}, pvcs=[{"name": "a", "create": True}]) == [f"spec.pvcs[0]: {message}"]
+    assert cel({"W": worker()}, pvcs=[{"name": "a", "create": True, "size": "1Gi", "storageClass": "s"}]) == [
+        f"spec.pvcs[0]: {message}"
+    ]
+    complete = {"name": "a", "create": True, "size": "1Gi", "storageClass": "s", "volumeAccessMode": "RWX"}
+    assert cel({"W": worker()}, pvcs=[{"name": "b"}, {"name": "c", "create": False}, complete]) == []
+
+
+def test_pvc_create_rule_refuses_the_alpha_request_at_load() -> None:
+    with pytest.raises(GraphValidationError) as info:
+        load_graph_entry(alpha_dgd({"W": worker()}, pvcs=[{"name": "a", "create": True}]))
+    assert [e.path for e in info.value.errors] == ["spec.pvcs[0]"]
+
+
+def beta_with_preserved(services: dict[str, Any], **spec: Any) -> DynamoGraphDeployment:
+    """The v1beta1 object the API server stores for an alpha graph (annotation included)."""
+    obj = load_graph_entry(alpha_dgd(services, **spec)).object
+    assert isinstance(obj, DynamoGraphDeployment)
+    return DynamoGraphDeployment.model_validate(copy.deepcopy(obj.to_wire()))
+
+
+def frontend(**extra: Any) -> dict[str, Any]:
+    return {"componentType": "frontend", "extraPodSpec": {"mainContainer": {"image": IMAGE}}, **extra}
+
+
+def test_validate_runs_the_compat_pass_on_preserved_alpha_data() -> None:
+    obj = beta_with_preserved({"F": frontend(ingress={"enabled": True}, dynamoNamespace="x")})
+    found = validate(obj)
+    assert [str(e) for e in found.errors] == [
+        "spec.services[F].ingress.host: Required value: is required when ingress is enabled"
+    ]
+    assert [w for w in found.warnings if "dynamoNamespace" in w] == [
+        'spec.services[F].dynamoNamespace is deprecated and ignored. Value "x" will be replaced with '
+        '"team-graph". Remove this field from your configuration'
+    ]
+
+
+def test_validate_update_runs_the_compat_pass_on_preserved_alpha_data() -> None:
+    old = beta_with_preserved({"F": frontend(ingress={"enabled": False})})
+    new = beta_with_preserved({"F": frontend(ingress={"enabled": True}, autoscaling={"enabled": True})})
+    found = validate_update(old, new)
+    assert [e.path for e in found.errors] == ["spec.services[F].ingress.host"]
+    assert any(w.startswith("spec.services[F].autoscaling is deprecated") for w in found.warnings)
+
+
+def test_validate_update_of_a_dcd_runs_the_compat_pass() -> None:
+    dcd = {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoComponentDeployment",
+        "metadata": {"name": "w", "namespace": "team"},
+        "spec": {"backendFramework": "vllm", **frontend(ingress={"enabled": True})},
+    }
+    old = load_graph_entry(dcd).object
+    new = load_graph_entry(copy.deepcopy(dcd)).object
+    assert "spec.ingress.host" in [e.path for e in validate_update(old, new).errors]
+
+
+def test_compat_pass_is_not_reported_twice_by_validate_loaded() -> None:
+    beta_wire = beta_with_preserved(
+        {"F": frontend(ingress={"enabled": True}, dynamoNamespace="x")}, pvcs=[{"name": ""}]
+    ).to_wire()
+    found = validate_loaded(load_graph_entry(beta_wire))
+    assert [e.path for e in found.errors] == ["spec.pvcs[0].name", "spec.services[F].ingress.host"]
+    assert len([w for w in found.warnings if "dynamoNamespace" in w]) == 1
+
+
+def test_compat_pass_is_not_reported_twice_for_an_alpha_request() -> None:
+    found = validate_loaded(load_graph_entry(alpha_dgd({"F": frontend(ingress={"enabled": True},
+                                                                       dynamoNamespace="x")})))
+    assert [e.path for e in found.errors] == ["spec.services[F].ingress.host"]
+    assert len([w for w in found.warnings if "dynamoNamespace" in w]) == 1
+
+
+def test_beta_graph_without_preserved_data_gets_no_compat_findings() -> None:
+    obj = beta_with_preserved({"F": frontend()})
+    assert "nvidia.com/dgd-spec" not in obj.annotations
+    assert validate(obj).errors == []
+
+
+def test_alpha_update_checks_the_alpha_min_available_transition_rule() -> None:
+    old = load_graph_entry(alpha_dgd({"W": worker(replicas=3, minAvailable=1)})).object
+    new = load_graph_entry(alpha_dgd({"W": worker(replicas=3, minAvailable=2)})).object
+    found = validate_update(old, new, source_api_version=ALPHA_API_VERSION)
+    assert [str(e) for e in found.errors] == [
+        'spec.services[W]: Invalid value: "object": minAvailable is immutable after creation'
+    ]
+    same = load_graph_entry(alpha_dgd({"W": worker(replicas=3, minAvailable=1)})).object
+    grove = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})  # minAvailable needs Grove
+    assert validate_update(old, same, grove, source_api_version=ALPHA_API_VERSION).errors == []
+
+
+def test_alpha_dcd_update_checks_the_min_available_transition_rule() -> None:
+    def dcd(min_available: int) -> Any:
+        return load_graph_entry({
+            "apiVersion": "nvidia.com/v1alpha1",
+            "kind": "DynamoComponentDeployment",
+            "metadata": {"name": "w", "namespace": "team"},
+            "spec": {"backendFramework": "vllm", **worker(replicas=3, minAvailable=min_available)},
+        }).object
+
+    found = validate_update(dcd(1), dcd(2), source_api_version=ALPHA_API_VERSION)
+    assert [str(e) for e in found.errors] == [
+        'spec: Invalid value: "object": minAvailable is immutable after creation'
+    ]
+
+
+def test_cli_rejects_an_alpha_min_available_change_at_the_alpha_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old_path, new_path = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old_path.write_text(yaml.safe_dump(alpha_dgd({"W": worker(replicas=3, minAvailable=1)})))
+    new_path.write_text(yaml.safe_dump(alpha_dgd({"W": worker(replicas=3, minAvailable=2)})))
+    code = cli_main(["validate", str(new_path), "--old", str(old_path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert (
+        f'{new_path}: spec.services[W]: Invalid value: "object": minAvailable is immutable after creation'
+        in err.splitlines()
+    )
+
+
+def test_sidecar_runtime_init_container_image_is_reported_at_the_alpha_path() -> None:
+    init = [{"name": "other", "image": "busybox"}, {"name": "runtime", "image": "", "restartPolicy": "Always"}]
+    data = alpha_dgd({"W": {"componentType": "worker",
+                            "extraPodSpec": {"mainContainer": {"image": "engine:latest"}, "initContainers": init}}})
+    found = validate_loaded(load_graph_entry(data))
+    assert [str(e) for e in found.errors] == [
+        "spec.services[W].extraPodSpec.initContainers[1].image: Required value: is required"
+    ]
+
+
+def test_alpha_rule_path_maps_every_converted_image_path() -> None:
+    init = [{"name": "runtime", "image": "rt:1.5.0", "restartPolicy": "Always"}]
+    data = alpha_dgd({
+        "A": worker(),
+        "W": {"componentType": "worker", "extraPodSpec": {
+            "mainContainer": {"image": IMAGE}, "initContainers": init,
+            "containers": [{"name": "logger", "image": "busybox"}]}},
+    })
+    loaded = load_graph_entry(data)
+    assert alpha_rule_path(loaded, "spec.components[1].podTemplate.spec.initContainers[0].image") == (
+        "spec.services[W].extraPodSpec.initContainers[0].image"
+    )
+    assert alpha_rule_path(loaded, "spec.components[1].podTemplate.spec.containers[0].image") == (
+        "spec.services[W].extraPodSpec.mainContainer.image"
+    )
+    assert alpha_rule_path(loaded, "spec.components[0].runtimeVersionOverride") == (
+        "spec.services[A].runtimeVersionOverride"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from dynamo_pulumi.api.conversion import (
 )
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import GraphValidationError
+from dynamo_pulumi.loading import load_graph_entry, validate_loaded
 
 
 def alpha_dgd(services: dict[str, Any], **spec: Any) -> dict[str, Any]:
@@ -430,3 +432,105 @@ def test_main_container_and_sidecar_quantities_are_canonicalized_too() -> None:
     containers = comp["podTemplate"]["spec"]["containers"]
     assert containers[0]["resources"] == {"limits": {"nvidia.com/gpu": "1", "memory": "1Gi"}}
     assert containers[1]["resources"] == {"requests": {"cpu": "500m", "x": "__dynamo_pulumi_output_0__"}}
+
+
+# --- the converter's own path records ---------------------------------------------------------
+
+_PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
+
+RICH_SERVICES: dict[str, Any] = {
+    "W": {
+        "componentType": "worker", "subComponentType": "prefill", "replicas": 2, "minAvailable": 1,
+        "envs": [{"name": "A", "value": "1"}, {"name": "B", "value": "1"}], "envFromSecret": "sec",
+        "resources": {"limits": {"cpu": "1", "gpu": "1"}, "requests": {"memory": "1Gi"}},
+        "livenessProbe": {"httpGet": {"port": 8000}}, "readinessProbe": {"httpGet": {"port": 8000}},
+        "volumeMounts": [{"name": "cc", "mountPoint": "/cc", "useAsCompilationCache": True},
+                         {"name": "m", "mountPoint": "/m"}],
+        "sharedMemory": {"size": "1Gi"},
+        "extraPodMetadata": {"annotations": {"a": "b"}, "labels": {"l": "v"}},
+        "extraPodSpec": {
+            "mainContainer": {"image": IMAGE, "args": ["--x"], "volumeMounts": [{"name": "x", "mountPath": "/x"}],
+                              "env": [{"name": "B", "value": "2"}, {"name": "C", "value": "3"}]},
+            "initContainers": [{"name": "runtime", "image": "rt:1.5.0", "restartPolicy": "Always"}],
+            "containers": [{"name": "logger", "image": "busybox"}],
+            "volumes": [{"name": "x"}],
+        },
+        "gpuMemoryService": {"enabled": True}, "failover": {"enabled": True, "mode": "interPod"},
+        "checkpoint": {"enabled": False},
+    },
+    "F": {
+        "componentType": "frontend", "sharedMemory": {"disabled": True},
+        "frontendSidecar": {"image": "f:1", "envs": [{"name": "E", "value": "v"}], "envFromSecret": "s"},
+        "extraPodSpec": {"mainContainer": {"image": IMAGE}},
+    },
+}
+
+
+def _resolves(data: Any, path: str) -> bool:
+    """Does the wire path (``a.b[key][0]``) name something present in ``data``?"""
+    for match in _PATH_TOKEN.finditer(path):
+        name, key = match.groups()
+        try:
+            if name is not None:
+                data = data[name]
+            elif isinstance(data, list):
+                data = data[int(key)]
+            else:
+                data = data[key]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return False
+    return True
+
+
+def _leaf_paths(data: Any, path: str) -> list[str]:
+    if isinstance(data, dict):
+        return [p for k, v in data.items() for p in _leaf_paths(v, f"{path}[{k}]" if "." in k else f"{path}.{k}")]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in _leaf_paths(v, f"{path}[{i}]")]
+    return [path]
+
+
+def test_every_recorded_beta_path_maps_back_to_the_alpha_field_it_came_from() -> None:
+    source = alpha_dgd(RICH_SERVICES, envs=[{"name": "G", "value": "1"}], topologyConstraint={"topologyProfile": "p"})
+    conv = convert(parse_alpha(source))
+    beta_wire = conv.object.to_wire()
+    assert len(conv.path_map) > 40
+    for beta, alpha in conv.path_map.items():
+        assert conv.path_map.alpha_path(beta) == alpha
+        assert _resolves(beta_wire, beta), beta
+        assert _resolves(source, alpha), (beta, alpha)
+
+
+def test_every_converted_component_path_maps_into_its_own_service() -> None:
+    conv = convert(parse_alpha(alpha_dgd(RICH_SERVICES)))
+    for i, comp in enumerate(conv.object.to_wire()["spec"]["components"]):
+        for beta in _leaf_paths(comp, f"spec.components[{i}]"):
+            assert conv.path_map.alpha_path(beta).startswith(f"spec.services[{comp['name']}]"), beta
+
+
+def test_merged_env_entries_map_to_where_each_was_written() -> None:
+    conv = convert(parse_alpha(alpha_dgd(RICH_SERVICES)))
+    env = "spec.components[1].podTemplate.spec.containers[0].env"
+    assert [conv.path_map.alpha_path(f"{env}[{i}]") for i in range(3)] == [
+        "spec.services[W].envs[0]",
+        "spec.services[W].extraPodSpec.mainContainer.env[0]",  # B replaced in place
+        "spec.services[W].extraPodSpec.mainContainer.env[1]",
+    ]
+
+
+def test_init_container_paths_map_to_extra_pod_spec_init_containers() -> None:
+    conv = convert(parse_alpha(alpha_dgd(RICH_SERVICES)))
+    assert conv.path_map.alpha_path("spec.components[1].podTemplate.spec.initContainers[0].image") == (
+        "spec.services[W].extraPodSpec.initContainers[0].image"
+    )
+
+
+def test_component_type_main_is_copied_verbatim_as_the_operator_does() -> None:
+    # shared_spec_conversion.go: ComponentType(src.ComponentType), no alias; only worker +
+    # prefill/decode is rewritten. The beta enum is not applied to a converted object.
+    comp = component({"W": {"componentType": "main", "subComponentType": "prefill",
+                            "extraPodSpec": {"mainContainer": {"image": IMAGE}}}}, "W")
+    assert comp["type"] == "main"
+    data = alpha_dgd({"W": {"componentType": "main", "extraPodSpec": {"mainContainer": {"image": IMAGE}}}},
+                     backendFramework="trtllm")
+    assert validate_loaded(load_graph_entry(data)).errors == []

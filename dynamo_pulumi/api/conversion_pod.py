@@ -155,6 +155,33 @@ def merge_envs(common: list[Any], specific: list[Any]) -> list[Any]:
     return out
 
 
+def _env_name(entry: Any) -> str | None:
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
+def _env_origins(common: list[Any], specific: list[Any]) -> list[str]:
+    """Where each entry of ``merge_envs(common, specific)`` came from: ``envs[i]`` (the dedicated
+    field) or ``extraPodSpec.mainContainer.env[j]``, following merge_envs step by step."""
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(common):
+        name = _env_name(entry)
+        if name is not None:
+            seen[name] = len(out)
+        out.append(f"envs[{i}]")
+    for j, entry in enumerate(specific):
+        name = _env_name(entry)
+        origin = f"extraPodSpec.mainContainer.env[{j}]"
+        if name is not None and name in seen:
+            out[seen[name]] = origin
+            continue
+        if name is not None:
+            seen[name] = len(out)
+        out.append(origin)
+    return out
+
+
 def merge_main_container(
     base: dict[str, Any], main: Mapping[str, Any], record: Record, dedicated_mounts: int
 ) -> dict[str, Any]:
@@ -174,6 +201,9 @@ def merge_main_container(
             record(key, f"extraPodSpec.mainContainer.{key}")
     if main.get("env"):
         record("env", "extraPodSpec.mainContainer.env")
+        origins = _env_origins(_as_list(base.get("env")), _as_list(main.get("env")))
+        for i, origin in enumerate(origins):
+            record(f"env[{i}]", origin)
     # The user's mounts come first now: shift the dedicated mounts' records after them.
     for i in range(len(main_mounts)):
         record(f"volumeMounts[{i}]", f"extraPodSpec.mainContainer.volumeMounts[{i}]")

@@ -24,8 +24,10 @@ without validation, so finalizers can be removed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION
 from dynamo_pulumi.api.v1beta1 import (
     API_VERSION,
     DCD_KIND,
@@ -71,15 +73,24 @@ _OPERATOR_OWNED_ANNOTATIONS = (
 
 
 def validate(
-    obj: AdmissionObject, platform: Platform | None = None, *, source_api_version: str = API_VERSION
+    obj: AdmissionObject,
+    platform: Platform | None = None,
+    *,
+    source_api_version: str = API_VERSION,
+    namespace: str | None = None,
 ) -> Findings:
     """CREATE admission of one object: every error of the first failing stage, and warnings.
 
     ``source_api_version`` is the version the user wrote: a converted ``nvidia.com/v1alpha1``
     object was already checked against the alpha CRD's CEL when it was loaded, so of the v1beta1
     CEL rules only the create-time ``spec.restart`` rule (common to both CRDs) runs for it.
+
+    An object carrying preserved alpha data (the ``nvidia.com/dgd-spec``/``dcd-spec``
+    annotation) also meets the v1alpha1 compatibility pass (rule 47) after the webhook rules;
+    ``namespace`` (else the object's, else ``default``) names its deprecated-dynamoNamespace
+    replacement.
     """
-    return admit(obj, platform, source_api_version=source_api_version)[1]
+    return admit(obj, platform, source_api_version=source_api_version, namespace=namespace)[1]
 
 
 def validate_update(
@@ -89,13 +100,24 @@ def validate_update(
     *,
     source_api_version: str = API_VERSION,
     old_stored: bool = False,
+    namespace: str | None = None,
 ) -> Findings:
     """UPDATE admission of ``new`` replacing ``old``.
 
     ``old`` is the object as previously applied; with ``old_stored=True`` it is taken as the
     live object exactly as the API server holds it (no create-time defaulting is replayed).
+    For an update sent in v1alpha1 the alpha CRD's transition rule (``minAvailable is
+    immutable after creation``) runs instead of the v1beta1 CEL rules, at alpha paths; the
+    compatibility pass runs on ``new``'s preserved alpha data as on create.
     """
-    return admit(new, platform, old=old, source_api_version=source_api_version, old_stored=old_stored)[1]
+    return admit(
+        new,
+        platform,
+        old=old,
+        source_api_version=source_api_version,
+        old_stored=old_stored,
+        namespace=namespace,
+    )[1]
 
 
 def check(
@@ -105,9 +127,17 @@ def check(
     *,
     source_api_version: str = API_VERSION,
     old_stored: bool = False,
+    namespace: str | None = None,
 ) -> list[str]:
     """Admit or raise :class:`GraphValidationError` with every error; returns the warnings."""
-    findings = admit(obj, platform, old=old, source_api_version=source_api_version, old_stored=old_stored)[1]
+    findings = admit(
+        obj,
+        platform,
+        old=old,
+        source_api_version=source_api_version,
+        old_stored=old_stored,
+        namespace=namespace,
+    )[1]
     if findings.errors:
         raise GraphValidationError(findings.errors, obj.kind, obj.name, findings.warnings)
     return findings.warnings
@@ -120,38 +150,56 @@ def admit(
     *,
     source_api_version: str = API_VERSION,
     old_stored: bool = False,
+    namespace: str | None = None,
 ) -> tuple[Any, Findings]:
     """The object as stored after defaulting, and what admission found.
 
     Identical errors are reported once, as the API server's aggregated message shows them.
     """
-    stored_obj, findings = _admit(obj, platform or Platform(), old, source_api_version, old_stored)
+    request = _Request(source_api_version, namespace)
+    stored_obj, findings = _admit(obj, platform or Platform(), old, request, old_stored)
     return stored_obj, Findings(errors=_unique(findings.errors), warnings=findings.warnings)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What admission needs to know about the request beyond the objects."""
+
+    source_api_version: str = API_VERSION
+    namespace: str | None = None
+
+    @property
+    def beta_cel(self) -> bool:
+        """The request was sent in v1beta1, so the v1beta1 CRD's CEL rules apply."""
+        return self.source_api_version == API_VERSION
+
+    @property
+    def alpha_source(self) -> bool:
+        return self.source_api_version == ALPHA_API_VERSION
 
 
 def _admit(
     obj: AdmissionObject,
     platform: Platform,
     old: AdmissionObject | None,
-    source_api_version: str,
+    request: _Request,
     old_stored: bool,
 ) -> tuple[Any, Findings]:
-    beta_cel = source_api_version == API_VERSION
     if old is not None and type(old) is not type(obj):
         return obj, Findings(errors=[_kind_mismatch(old, obj)])
     if isinstance(obj, DynamoGraphDeployment):
         if old is None:
-            return _admit_graph_create(obj, platform, beta_cel)
+            return _admit_graph_create(obj, platform, request)
         stored = old if old_stored else stored_graph(old, platform)  # type: ignore[arg-type]
         # Only what create-time defaulting added on top of the user's applied ``old`` is carried;
         # an annotation the given ``old`` already held (a stored object) and ``new`` drops is a removal.
         carried = () if old_stored else _defaulted_annotation_keys(old, stored)  # type: ignore[arg-type]
-        return _admit_graph_update(stored, obj, platform, beta_cel, carried)
+        return _admit_graph_update(stored, obj, platform, request, carried)
     if isinstance(obj, DynamoComponentDeployment):
         if old is None:
-            return _admit_component_create(obj, platform, beta_cel)
+            return _admit_component_create(obj, platform, request)
         stored_dcd = old if old_stored else default_component_deployment(old)  # type: ignore[arg-type]
-        return _admit_component_update(stored_dcd, obj, platform, beta_cel)
+        return _admit_component_update(stored_dcd, obj, platform, request)
     # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
     return obj, Findings()
 
@@ -175,36 +223,58 @@ def graph_context(dgd: DynamoGraphDeployment, platform: Platform, operation: str
 
 
 def _admit_graph_create(
-    dgd: DynamoGraphDeployment, platform: Platform, beta_cel: bool
+    dgd: DynamoGraphDeployment, platform: Platform, request: _Request
 ) -> tuple[DynamoGraphDeployment, Findings]:
     defaulted = default_graph(dgd, platform, "create")
-    cel_errors = validate_graph_cel(defaulted) if beta_cel else restart_on_create_errors(defaulted)
+    cel_errors = validate_graph_cel(defaulted) if request.beta_cel else restart_on_create_errors(defaulted)
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
-    return defaulted, _graph_stateless(defaulted, graph_context(defaulted, platform, "create"))
+    return defaulted, _graph_stateless(defaulted, graph_context(defaulted, platform, "create"), request)
 
 
-def _graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext) -> Findings:
+def _graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext, request: _Request) -> Findings:
+    """The webhook's ``Validate``: metadata, spec, then the compatibility pass over alpha data."""
     findings = Findings(errors=validate_graph_metadata(dgd))
     findings.extend(validate_graph_spec(dgd, ctx))
+    findings.extend(_compat(dgd, request))
     return findings
+
+
+def _compat(obj: AdmissionObject, request: _Request) -> Findings:
+    """Rule 47 over the alpha-only data ``obj`` carries (api-and-validation.md 4.6)."""
+    from dynamo_pulumi.validation.alpha import preserved_compat_findings  # late: alpha imports this module
+
+    return preserved_compat_findings(obj, request.namespace, alpha_source=request.alpha_source)
+
+
+def _transition_cel(new: AdmissionObject, stored: AdmissionObject, request: _Request) -> list[FieldError]:
+    """The CEL transition rules of the request's version: v1beta1's, or the alpha CRD's."""
+    if request.beta_cel:
+        if isinstance(new, DynamoGraphDeployment):
+            return validate_graph_cel(new, old=stored)  # type: ignore[arg-type]
+        return validate_component_deployment_cel(new, old=stored)  # type: ignore[arg-type]
+    if request.alpha_source:
+        from dynamo_pulumi.validation.alpha import alpha_transition_errors
+
+        return alpha_transition_errors(new, stored)
+    return []
 
 
 def _admit_graph_update(
     stored: DynamoGraphDeployment,
     new: DynamoGraphDeployment,
     platform: Platform,
-    beta_cel: bool,
+    request: _Request,
     carried: tuple[str, ...] = (),
 ) -> tuple[DynamoGraphDeployment, Findings]:
     defaulted = default_graph(_carry_operator_annotations(new, stored, carried), platform, "update")
     if _is_deleting(defaulted.metadata):
         return defaulted, Findings()
-    cel_errors = validate_graph_cel(defaulted, old=stored) if beta_cel else []
+    cel_errors = _transition_cel(defaulted, stored, request)
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
     ctx = graph_context(defaulted, platform, "update")
-    stateless = _graph_stateless(defaulted, ctx)
+    stateless = _graph_stateless(defaulted, ctx, request)
     errors, ratchet_warnings = ratchet_product_errors(stateless.errors, defaulted, stored)
     warnings = stateless.warnings + ratchet_warnings
     if errors:
@@ -265,30 +335,33 @@ def component_context(
 
 
 def _admit_component_create(
-    dcd: DynamoComponentDeployment, platform: Platform, beta_cel: bool
+    dcd: DynamoComponentDeployment, platform: Platform, request: _Request
 ) -> tuple[DynamoComponentDeployment, Findings]:
     defaulted = default_component_deployment(dcd)
-    cel_errors = validate_component_deployment_cel(defaulted) if beta_cel else []
+    cel_errors = validate_component_deployment_cel(defaulted) if request.beta_cel else []
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
     ctx = component_context(defaulted, platform, "create")
-    return defaulted, validate_component(defaulted.spec, Path("spec"), ctx)
+    findings = validate_component(defaulted.spec, Path("spec"), ctx)
+    findings.extend(_compat(defaulted, request))
+    return defaulted, findings
 
 
 def _admit_component_update(
-    stored: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform, beta_cel: bool
+    stored: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform, request: _Request
 ) -> tuple[DynamoComponentDeployment, Findings]:
     submitted = new
     if not new.spec.name and stored.spec.name:
         submitted = new.model_copy(update={"spec": new.spec.model_copy(update={"name": stored.spec.name})})
     if _is_deleting(submitted.metadata):
         return submitted, Findings()
-    cel_errors = validate_component_deployment_cel(submitted, old=stored) if beta_cel else []
+    cel_errors = _transition_cel(submitted, stored, request)
     if cel_errors:
         return submitted, Findings(errors=cel_errors)
     ctx = component_context(submitted, platform, "update")
     spec_path = Path("spec")
     findings = validate_component(submitted.spec, spec_path, ctx)
+    findings.extend(_compat(submitted, request))
     if submitted.spec.backend_framework != stored.spec.backend_framework:
         findings.warnings.append(BACKEND_FRAMEWORK_WARNING)
         findings.errors.append(

@@ -17,6 +17,7 @@ from typing import Any
 from kubernetes.utils import parse_quantity
 
 from dynamo_pulumi.api import v1alpha1 as alpha
+from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     FRONTEND_SIDECAR_CONTAINER_NAME,
@@ -56,6 +57,7 @@ MSG_GMS_CLIENT_CONTAINERS = "extraClientContainers is only supported with mode=i
 MSG_GMS_CLIENT_PODS_MODE = "extraClientPods is only supported with mode=interPod"
 MSG_GMS_CLIENT_PODS_RESERVED = "extraClientPods is reserved for inter-pod GMS and is not implemented yet"
 MSG_PVC_NAME = "is required"
+MSG_PVC_CREATE = "When create is true, size, storageClass, and volumeAccessMode are required"
 MSG_MOUNT_POINT = "is required when useAsCompilationCache is false"
 MSG_INGRESS_HOST = "is required when ingress is enabled"
 MSG_EPP_EXACTLY_ONE = "exactly one of configMapRef or config is required"
@@ -111,6 +113,9 @@ def _dgd_schema_errors(
     errors: list[FieldError] = []
     if on_create and dgd.spec.restart is not None:
         errors.append(cel_error(spec_path, OBJECT, MSG_RESTART_ON_CREATE))
+    for i, pvc in enumerate(dgd.spec.pvcs or []):
+        if not _pvc_create_fits(pvc):
+            errors.append(cel_error(spec_path.child("pvcs").index(i), OBJECT, MSG_PVC_CREATE))
     services = dgd.spec.services or {}
     if len(services) > MAX_SERVICES:
         errors.append(too_many(spec_path.child("services"), len(services), MAX_SERVICES))
@@ -125,6 +130,44 @@ def _dgd_schema_errors(
             experimental.kv_transfer_policy, spec_path.child("experimental", "kvTransferPolicy")
         )
     return errors
+
+
+def _pvc_create_fits(pvc: alpha.PVC) -> bool:
+    """``!has(self.create) || self.create == false || (has(size) && has(storageClass) && has(volumeAccessMode))``."""
+    if not pvc.create:
+        return True
+    return pvc.size is not None and pvc.storage_class is not None and pvc.volume_access_mode is not None
+
+
+def alpha_transition_errors(new: Any, old: Any) -> list[FieldError]:
+    """The alpha CRD's transition rules on an update sent in v1alpha1, at alpha paths.
+
+    ``new`` and ``old`` are the converted (v1beta1) objects; the API server converts the stored
+    object to the request's version for ``oldSelf``, and the only alpha transition rule
+    (``minAvailable is immutable after creation``, per service / DCD spec) reads a field both
+    versions share. DGD services match by name (map key = component name).
+    """
+    if isinstance(new, DynamoGraphDeployment) and isinstance(old, DynamoGraphDeployment):
+        old_by_name = {c.name: c for c in old.components if c.name}
+        services = Path("spec").child("services")
+        errors: list[FieldError] = []
+        for comp in sorted((c for c in new.components if c.name), key=lambda c: c.name or ""):
+            previous = old_by_name.get(comp.name)
+            if previous is not None and _min_available_changed(comp, previous):
+                errors.append(cel_error(services.key(comp.name or ""), OBJECT, MSG_MIN_AVAILABLE_IMMUTABLE))
+        return errors
+    if (
+        isinstance(new, DynamoComponentDeployment)
+        and isinstance(old, DynamoComponentDeployment)
+        and _min_available_changed(new.spec, old.spec)
+    ):
+        return [cel_error(Path("spec"), OBJECT, MSG_MIN_AVAILABLE_IMMUTABLE)]
+    return []
+
+
+def _min_available_changed(new: Any, old: Any) -> bool:
+    """``!has(oldSelf.minAvailable) || (has(self.minAvailable) && self.minAvailable == oldSelf.minAvailable)`` fails."""
+    return old.min_available is not None and new.min_available != old.min_available
 
 
 def _service_cel(
@@ -250,6 +293,32 @@ def alpha_compat_findings(
     dyn_ns = dynamo_namespace(namespace, owner, bool(obj.spec.global_dynamo_namespace))
     findings.extend(_shared_compat(obj.spec, Path("spec"), dyn_ns))
     return findings
+
+
+def preserved_alpha_view(obj: Any) -> alpha.DynamoGraphDeployment | alpha.DynamoComponentDeployment | None:
+    """The alpha view of a v1beta1 object: the alpha-only data in its conversion annotation."""
+    preserved = preserved_alpha_spec(obj)
+    if preserved is None:
+        return None
+    meta = alpha.ObjectMeta.model_validate(obj.metadata.to_wire())
+    if isinstance(obj, DynamoGraphDeployment) and isinstance(preserved, alpha.DynamoGraphDeploymentSpec):
+        return alpha.DynamoGraphDeployment(metadata=meta, spec=preserved)
+    if isinstance(obj, DynamoComponentDeployment) and isinstance(preserved, alpha.DynamoComponentDeploymentSpec):
+        return alpha.DynamoComponentDeployment(metadata=meta, spec=preserved)
+    return None
+
+
+def preserved_compat_findings(obj: Any, namespace: str | None = None, alpha_source: bool = False) -> Findings:
+    """The compatibility pass over the alpha data a v1beta1 object carries (none: no findings).
+
+    The operator's ``Validate`` runs it on every create and update (the update's stateless
+    pass included), on the alpha view it reconstructs from the object.
+    """
+    view = preserved_alpha_view(obj)
+    if view is None:
+        return Findings()
+    ns = namespace or obj.metadata.namespace or "default"
+    return alpha_compat_findings(view, ns, alpha_source=alpha_source)
 
 
 def _owner_graph_name(meta: alpha.ObjectMeta) -> str:
