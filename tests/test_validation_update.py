@@ -471,3 +471,32 @@ def test_reapplying_an_admitted_graph_is_an_admitted_update(
     updated = validate_update(dgd, dgd, platform)
     if not created.errors:
         assert updated.errors == []
+
+
+def _alpha_converted(services: dict[str, Any]) -> DynamoGraphDeployment:
+    """The stored (v1beta1) form of an alpha graph: alpha-only data in ``nvidia.com/dgd-spec``."""
+    from dynamo_pulumi.loading import load_graph_entry
+
+    obj = load_graph_entry(
+        {
+            "apiVersion": "nvidia.com/v1alpha1",
+            "kind": "DynamoGraphDeployment",
+            "metadata": {"name": "g"},
+            "spec": {"backendFramework": "vllm", "services": services},
+        }
+    ).object
+    return DynamoGraphDeployment.model_validate(obj.to_wire())
+
+
+def _alpha_frontend(**extra: Any) -> dict[str, Any]:
+    return {"componentType": "frontend", "extraPodSpec": {"mainContainer": {"image": IMAGE}}, **extra}
+
+
+def test_compat_pass_on_preserved_alpha_data_fails_the_stateless_pass_of_an_update() -> None:
+    # The webhook's Validate(new) includes the v1alpha1 compatibility pass; when it fails, the
+    # transition rules (here: a component added) are never reached.
+    old = _alpha_converted({"F": _alpha_frontend()})
+    new = _alpha_converted({"F": _alpha_frontend(ingress={"enabled": True}), "W": _alpha_frontend()})
+    assert [e.path for e in validate_update(old, new).errors] == ["spec.services[F].ingress.host"]
+    fixed = _alpha_converted({"F": _alpha_frontend(ingress={"enabled": True, "host": "h"}), "W": _alpha_frontend()})
+    assert [e.path for e in validate_update(old, fixed).errors] == ["spec.components"]
