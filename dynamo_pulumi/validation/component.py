@@ -43,6 +43,7 @@ from dynamo_pulumi.validation.lpx import (
     validate_lpx_update,
 )
 from dynamo_pulumi.validation.multinode import validate_multinode_type, validate_multinode_update
+from dynamo_pulumi.validation.pod_schema import validate_pod_templates
 from dynamo_pulumi.validation.provider_override import (
     SCOPE_COMPONENT,
     validate_provider_override,
@@ -56,8 +57,12 @@ SERVICE_ACCOUNT_USERNAME_PREFIX = "system:serviceaccount:"
 
 
 def validate_component(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> Findings:
-    """Every stateless rule for one component, in the operator's order."""
-    errors: list[FieldError] = []
+    """Every stateless rule for one component, in the operator's order.
+
+    The core/v1 schema of its pod templates comes first, as the API server checks it (or, where
+    the CRD leaves a template schemaless, the webhook decodes it) before any webhook rule runs.
+    """
+    errors: list[FieldError] = validate_pod_templates(comp, path)
     errors += validate_elastic_ep(comp, path, ctx)
     errors += _component_provider_override(comp, path, ctx)
     errors += validate_lpx_component(comp, path, ctx)
