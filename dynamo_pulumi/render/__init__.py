@@ -34,10 +34,10 @@ from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.component_pods import component_render_context, pod_template_renderer
 from dynamo_pulumi.render.graph import generate_component_deployments
-from dynamo_pulumi.render.objects import dcd_meta
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
 from dynamo_pulumi.render.pathway import Pathway, choose_pathway
+from dynamo_pulumi.render.pod.metadata import component_name_of, graph_name_of
 from dynamo_pulumi.render.worker_hash import compute_worker_hash
 
 DEFAULT_NAMESPACE = "default"
@@ -76,7 +76,7 @@ class RenderResult:
 
     def component_document(self, component: str) -> dict[str, Any] | None:
         """The DCD document generated for a component (None for a standalone DCD)."""
-        return next((d for d in self.components if dcd_meta.component_name(d) == component), None)
+        return next((d for d in self.components if component_name_of(d) == component), None)
 
 
 # --- per component --------------------------------------------------------------------------------
@@ -147,9 +147,9 @@ def render_component_deployment(
     """A standalone DCD: only the objects its own controller creates."""
     document = dcd.to_wire()
     document.setdefault("metadata", {})["namespace"] = namespace
-    graph_name = dcd_meta.graph_name(document)
+    graph_name = graph_name_of(document)
     objects = _component_objects(document, namespace, platform, graph_name, False, "")
-    owner = dcd_meta.component_name(document)
+    owner = component_name_of(document)
     return RenderResult(objects=objects, components=[], owners=[owner] * len(objects))
 
 
@@ -183,7 +183,7 @@ def render_graph_deployment(
     for dcd in dcds:
         built = _component_objects(dcd, namespace, platform, graph.name, has_epp, worker_hash)
         objects += built
-        owners += [dcd_meta.component_name(dcd)] * len(built)
+        owners += [component_name_of(dcd)] * len(built)
     objects, owners = _dedupe(objects, owners)
     return RenderResult(objects=objects, components=dcds, owners=owners, worker_hash=worker_hash)
 

@@ -17,9 +17,8 @@ from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backend_framework import component_backend_framework
 from dynamo_pulumi.render.backends.multinode import lws_wiring
 from dynamo_pulumi.render.context import ComponentRenderContext
-from dynamo_pulumi.render.objects import dcd_meta
 from dynamo_pulumi.render.pod import build_pod_template
-from dynamo_pulumi.render.pod.metadata import resolve_discovery
+from dynamo_pulumi.render.pod import metadata as pod_metadata
 
 
 def component_render_context(
@@ -31,14 +30,14 @@ def component_render_context(
     graph_has_epp: bool,
 ) -> ComponentRenderContext:
     """The pod assembly's context for a DCD, with role ``main``."""
-    backend, mode = resolve_discovery(platform, dcd_meta.dcd_kube_annotations(dcd))
+    backend, mode = pod_metadata.resolve_discovery(platform, pod_metadata.dcd_kube_annotations(model))
     uses_lws = model.spec.is_multinode and platform.lws_enabled
     return ComponentRenderContext(
         dcd=model,
         dcd_name=dcd["metadata"]["name"],
         graph_name=graph_name,
         namespace=namespace,
-        dynamo_namespace=dcd_meta.dcd_dynamo_namespace(dcd, namespace),
+        dynamo_namespace=pod_metadata.computed_dynamo_namespace(model, namespace),
         platform=platform,
         backend_framework=component_backend_framework(dcd["spec"], dcd["spec"].get("backendFramework") or ""),
         role=ROLE_MAIN,

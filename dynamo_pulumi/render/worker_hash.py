@@ -34,10 +34,10 @@ import hashlib
 import json
 from typing import Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.naming import is_worker_type
 from dynamo_pulumi.render.graph import DCD_SPEC_FIELD_ORDER
-from dynamo_pulumi.render.objects import dcd_meta
+from dynamo_pulumi.render.pod import metadata as pod_metadata
 from dynamo_pulumi.runtime_version import resolve_runtime_version, runtime_gate_enabled
 
 WORKER_HASH_PLACEHOLDER = "worker-hash-placeholder"
@@ -97,8 +97,9 @@ def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
         if not is_worker_type(spec.get("type")):
             continue
         entry: dict[str, Any] = {}
-        labels = dcd_meta.dcd_kube_labels(dcd, namespace)
-        annotations = dcd_meta.dcd_kube_annotations(dcd)
+        model = DynamoComponentDeployment.model_validate(dcd)
+        labels = pod_metadata.dcd_kube_labels(model, pod_metadata.computed_dynamo_namespace(model, namespace))
+        annotations = pod_metadata.dcd_kube_annotations(model)
         if labels:
             entry["labels"] = _sorted_map(labels)
         if annotations:
@@ -107,6 +108,6 @@ def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
         if runtime:
             entry["runtimeVersion"] = runtime
         entry["spec"] = _ordered_spec(spec)
-        document[dcd_meta.component_name(dcd)] = entry
+        document[pod_metadata.component_name_of(dcd)] = entry
     digest = hashlib.sha256(_go_json(_sorted_map(document))).hexdigest()
     return digest[:WORKER_HASH_LENGTH]

@@ -19,7 +19,6 @@ from dynamo_pulumi.constants import (
     DISCOVERY_BACKEND_KUBERNETES,
 )
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render.objects import dcd_meta
 from dynamo_pulumi.render.pod import metadata as pod_metadata
 
 #: Renders the pod template of a DCD for a role ("main", "leader", "worker").
@@ -58,7 +57,7 @@ class ComponentContext:
 
     @property
     def component_name(self) -> str:
-        return dcd_meta.component_name(self.dcd)
+        return pod_metadata.component_name_of(self.dcd)
 
     @property
     def component_type(self) -> str:
@@ -71,13 +70,17 @@ class ComponentContext:
 
     @property
     def dynamo_namespace(self) -> str:
-        return dcd_meta.dcd_dynamo_namespace(self.dcd, self.namespace)
+        return pod_metadata.dcd_dynamo_namespace(self.model, self.computed_dynamo_namespace)
+
+    @property
+    def computed_dynamo_namespace(self) -> str:
+        """The namespace computed from the parent graph (or the DCD's name), ignoring overrides."""
+        return pod_metadata.computed_dynamo_namespace(self.model, self.namespace)
 
     @property
     def kube_labels(self) -> dict[str, Any]:
         """``GetDCDKubeLabels`` (a fresh dict each time: builders add to it)."""
-        computed = dcd_meta.computed_dynamo_namespace(self.dcd, self.namespace)
-        return pod_metadata.dcd_kube_labels(self.model, computed)
+        return pod_metadata.dcd_kube_labels(self.model, self.computed_dynamo_namespace)
 
     @property
     def kube_annotations(self) -> dict[str, Any]:

@@ -5,10 +5,15 @@
   the start of every pod template's metadata (rendering-core section 2.2).
 * :func:`pod_template_labels` (``generatePodTemplateSpec``): what the pods carry on top
   (section 2.3): component type, metrics, selector and discovery labels.
+* :func:`dcd_component_name`, :func:`dcd_dynamo_namespace` and friends: the DCD helpers, typed;
+  :func:`component_name_of` / :func:`graph_name_of` answer the same on a DCD wire document.
 
-v1alpha1-preserved labels/annotations are not modelled (our DCDs are v1beta1); of the alpha view
-only its one visible effect is kept: prefill/decode components carry
-``nvidia.com/dynamo-sub-component-type=<type>`` (ERRATA 1.10).
+The alpha view of a DCD (``getDCDAlphaSharedSpec``): a converted v1alpha1 component keeps its
+alpha-only ``labels``, ``annotations``, ``dynamoNamespace`` and ``subComponentType`` in the DCD's
+conversion annotation (``nvidia.com/dcd-spec``), read with
+:func:`dynamo_pulumi.api.conversion.preserved_alpha_spec`. Its labels and annotations sit under
+the pod-template ones, its ``dynamoNamespace`` wins over everything (ERRATA 4.2), and
+prefill/decode components carry ``nvidia.com/dynamo-sub-component-type=<type>`` (ERRATA 1.10).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dynamo_pulumi.api.conversion import preserved_alpha_spec
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
@@ -47,7 +53,7 @@ from dynamo_pulumi.constants import (
     ROLE_MAIN,
     WORKER_COMPONENT_TYPES,
 )
-from dynamo_pulumi.naming import model_name_hash
+from dynamo_pulumi.naming import dynamo_namespace, model_name_hash
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.pod.defaults.common import KUBE_DISCOVERY_MODE_POD
@@ -78,14 +84,38 @@ def pod_template_annotations_of(dcd: DynamoComponentDeployment) -> dict[str, Any
     return _template_meta(dcd, "annotations")
 
 
+def _component_name(spec_name: Any, labels: Mapping[str, Any], name: Any) -> str:
+    return spec_name or labels.get(KUBE_LABEL_DYNAMO_COMPONENT) or name or ""
+
+
 def dcd_component_name(dcd: DynamoComponentDeployment) -> str:
     """``GetDCDComponentName``: ``spec.name``, else the component label, else the DCD name."""
-    return dcd.spec.name or (dcd.metadata.labels or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) or dcd.name
+    return _component_name(dcd.spec.name, dcd.metadata.labels or {}, dcd.name)
+
+
+def component_name_of(document: Mapping[str, Any]) -> str:
+    """:func:`dcd_component_name` of a DCD wire document."""
+    meta = document.get("metadata") or {}
+    return _component_name((document.get("spec") or {}).get("name"), meta.get("labels") or {}, meta.get("name"))
+
+
+def graph_name_of(document: Mapping[str, Any]) -> str:
+    """The parent graph named by a DCD wire document's graph label ("" for a standalone DCD)."""
+    return ((document.get("metadata") or {}).get("labels") or {}).get(KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME, "")
+
+
+def alpha_view(dcd: DynamoComponentDeployment) -> Any:
+    """``getDCDAlphaSharedSpec``: the alpha-only data preserved on a converted DCD, or None."""
+    return preserved_alpha_spec(dcd)
 
 
 def sub_component_type(dcd: DynamoComponentDeployment) -> str:
-    """The alpha view's sub-type: prefill and decode are ``worker`` plus this sub-type."""
-    return dcd.spec.type if dcd.spec.type in _DISAGG_TYPES else ""
+    """``GetDCDSubComponentType``: prefill and decode are ``worker`` plus this sub-type in the
+    alpha view; other types keep a preserved (non-promoting) alpha ``subComponentType``."""
+    if dcd.spec.type in _DISAGG_TYPES:
+        return dcd.spec.type
+    alpha = alpha_view(dcd)
+    return (getattr(alpha, "sub_component_type", None) or "") if alpha is not None else ""
 
 
 def workload_component_type(dcd: DynamoComponentDeployment) -> str:
@@ -108,8 +138,20 @@ def workload_component_type(dcd: DynamoComponentDeployment) -> str:
     return COMPONENT_TYPE_WORKER if not sub or sub == spec_type else spec_type
 
 
+def computed_dynamo_namespace(dcd: DynamoComponentDeployment, namespace: str) -> str:
+    """``ComputeDynamoNamespace`` from the parent graph (its label stands in for the owner
+    reference), else the DCD's own name: what the pod env ``DYN_NAMESPACE`` is built from."""
+    parent = (dcd.metadata.labels or {}).get(KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME) or dcd.name
+    return dynamo_namespace(namespace, parent, bool(dcd.spec.global_dynamo_namespace))
+
+
 def dcd_dynamo_namespace(dcd: DynamoComponentDeployment, computed: str) -> str:
-    """``GetDCDDynamoNamespace``: the DCD's namespace label wins over the computed value."""
+    """``GetDCDDynamoNamespace``: a preserved alpha ``dynamoNamespace``, else the DCD's namespace
+    label, else ``computed`` (ERRATA 4.2)."""
+    alpha = alpha_view(dcd)
+    preserved = getattr(alpha, "dynamo_namespace", None) if alpha is not None else None
+    if preserved is not None:
+        return preserved
     return (dcd.metadata.labels or {}).get(KUBE_LABEL_DYNAMO_NAMESPACE) or computed
 
 
@@ -125,9 +167,12 @@ def effective_worker_hash(dcd: DynamoComponentDeployment, fallback: str = "") ->
 
 
 def dcd_kube_labels(dcd: DynamoComponentDeployment, dynamo_namespace: str) -> dict[str, Any]:
-    """``GetDCDKubeLabels``: DCD labels, pod-template labels, model/sub-type/identity labels."""
+    """``GetDCDKubeLabels``: DCD labels, preserved alpha labels, pod-template labels, then the
+    model/sub-type/identity labels; ``dynamo_namespace`` is the computed fallback."""
     own = dict(dcd.metadata.labels or {})
-    labels: dict[str, Any] = {**own, **pod_template_labels_of(dcd)}
+    alpha = alpha_view(dcd)
+    preserved = (getattr(alpha, "labels", None) or {}) if alpha is not None else {}
+    labels: dict[str, Any] = {**own, **preserved, **pod_template_labels_of(dcd)}
     if dcd.spec.model_ref is not None and dcd.spec.model_ref.name:
         labels[KUBE_LABEL_DYNAMO_BASE_MODEL_HASH] = model_name_hash(dcd.spec.model_ref.name)
     if sub := sub_component_type(dcd):
@@ -143,9 +188,11 @@ def dcd_kube_labels(dcd: DynamoComponentDeployment, dynamo_namespace: str) -> di
 
 
 def dcd_kube_annotations(dcd: DynamoComponentDeployment) -> dict[str, Any]:
-    """``GetDCDKubeAnnotations``: pod-template annotations, minus the origin version; topology
-    source keys come only from the DCD's own metadata."""
-    annotations = pod_template_annotations_of(dcd)
+    """``GetDCDKubeAnnotations``: preserved alpha annotations under the pod-template ones, minus
+    the origin version; topology source keys come only from the DCD's own metadata."""
+    alpha = alpha_view(dcd)
+    preserved = (getattr(alpha, "annotations", None) or {}) if alpha is not None else {}
+    annotations = {**preserved, **pod_template_annotations_of(dcd)}
     if dcd.spec.model_ref is not None and dcd.spec.model_ref.name:
         annotations[KUBE_ANNOTATION_DYNAMO_BASE_MODEL] = dcd.spec.model_ref.name
     annotations.pop(KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION, None)
