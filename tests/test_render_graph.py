@@ -11,7 +11,7 @@ from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
-from dynamo_pulumi.render.backend_framework import detect_backend_from_command
+from dynamo_pulumi.render.backend_framework import component_backend_framework
 
 BASE = """
 apiVersion: nvidia.com/v1beta1
@@ -78,9 +78,23 @@ def test_explicit_backend_framework_disagreeing_with_the_command_is_a_render_err
         render_graph(graph(backendFramework="sglang"), Platform())
 
 
-def test_two_frameworks_in_one_command_is_a_render_error() -> None:
-    with pytest.raises(RenderError, match="multiple backend frameworks"):
-        detect_backend_from_command(["python3", "-m", "dynamo.vllm"], ["&&", "python", "-m", "dynamo.sglang"])
+def _worker_spec(command: list[str], args: list[str]) -> dict[str, Any]:
+    main = {"name": "main", "command": command, "args": args}
+    return {"name": "w", "type": "worker", "podTemplate": {"spec": {"containers": [main]}}}
+
+
+def test_two_frameworks_in_one_command_is_a_render_error_without_an_explicit_framework() -> None:
+    spec = _worker_spec(["python3", "-m", "dynamo.vllm"], ["&&", "python", "-m", "dynamo.sglang"])
+    with pytest.raises(RenderError, match="could not determine backend framework: multiple backend frameworks"):
+        component_backend_framework(spec, "")
+    # ``determineBackendFramework``: a failed detection falls back to the explicit value
+    assert component_backend_framework(spec, "sglang") == "sglang"
+
+
+def test_detection_uses_ascii_whitespace_only_as_the_operator_does() -> None:
+    # Go's ``\s`` is ASCII: a no-break space between python and -m does not count
+    assert component_backend_framework(_worker_spec(["python3\u00a0-m", "dynamo.vllm"], []), "") == ""
+    assert component_backend_framework(_worker_spec(["python3", "-m", "dynamo.vllm"], []), "") == "vllm"
 
 
 def test_propagated_graph_annotations_do_not_override_the_component() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from kubernetes.utils import parse_quantity
 
+from dynamo_pulumi.api.pods import main_container
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_FRONTEND,
     DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR,
@@ -20,7 +21,6 @@ from dynamo_pulumi.constants import (
     KUBE_RESOURCE_GPU_NVIDIA,
 )
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.render.backend_framework import main_container
 
 
 def _service_config(config: dict[str, Any], component: str, frontend: bool) -> dict[str, Any] | None:
