@@ -30,7 +30,9 @@ from dynamo_pulumi.validation import check
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 FILES = sorted(p.name for p in CORPUS.glob("*.yaml")) if CORPUS.is_dir() else []
 KUBERNETES_VERSION = "1.34"
-BUILT_IN_API_VERSIONS = ("v1", "apps/v1", "rbac.authorization.k8s.io/v1", "networking.k8s.io/v1")
+BUILT_IN_API_VERSIONS = (
+    "v1", "apps/v1", "rbac.authorization.k8s.io/v1", "networking.k8s.io/v1", "resource.k8s.io/v1"
+)
 PINNED_RUNTIME_VERSION = "1.4.0"
 PLATFORM = Platform.model_validate(
     {
@@ -218,3 +220,18 @@ def test_corpus_render_is_deterministic() -> None:
     name = "vllm-disagg.yaml" if "vllm-disagg.yaml" in FILES else FILES[0]
     first = yaml.safe_dump_all(render_corpus_graph(name))
     assert yaml.safe_dump_all(render_corpus_graph(name)) == first
+
+
+@pytest.mark.parametrize("name", ["vllm-v1beta1-agg_gms.yaml", "vllm-v1beta1-agg_failover.yaml"])
+def test_intra_pod_gms_corpus_graphs_render_their_claim_template_on_the_component_pathway(name: str) -> None:
+    objects = render_corpus_graph(name)
+    templates = [o for o in objects if o["kind"] == "ResourceClaimTemplate"]
+    assert templates
+    claimed = {
+        c["resourceClaimTemplateName"]
+        for _, template in pod_templates(objects)
+        for c in template["spec"].get("resourceClaims") or []
+    }
+    assert claimed <= {t["metadata"]["name"] for t in templates}
+    for template in templates:
+        kubernetes_validate.validate(template, KUBERNETES_VERSION, strict=True)
