@@ -171,3 +171,16 @@ def test_extra_client_problems_are_reported_as_the_operator_words_them() -> None
         'gpuMemoryService.extraClientContainers contains duplicate names ["b"]; '
         'references missing pod containers ["a" "b"]'
     )
+
+
+class Unresolved:
+    """Stands in for a ``pulumi.Output``: an object the renderer must pass through untouched."""
+
+
+def test_opaque_main_image_reaches_the_gms_server_and_both_engines_untouched() -> None:
+    image = Unresolved()
+    worker = _worker({"gpuMemoryService": {}, "failover": {}})
+    worker["podTemplate"]["spec"]["containers"][0]["image"] = image
+    pod = _pod(render_graph(_graph(worker), COMPONENT_PLATFORM))
+    assert pod["initContainers"][0]["image"] is image
+    assert all(c["image"] is image for c in pod["containers"])

@@ -11,7 +11,8 @@ Pipeline (component pathway, rendering-core section 0):
 2. DGD only: the workload provider; Grove graphs go to :mod:`dynamo_pulumi.render.grove`;
 3. DGD only: the worker hash, then one DCD per component (:mod:`.graph`);
 4. per DCD: the DCD controller's objects (Deployment or LeaderWorkerSet, Services, Ingress, ...);
-5. DGD only: the DGD controller's shared objects (RBAC, EPP objects, ConfigMaps, adapters).
+5. DGD only: the DGD controller's shared objects (RBAC, PVCs, GMS ResourceClaimTemplates, EPP
+   objects, ConfigMaps, adapters); the Grove pathway shares these builders.
 
 What we leave out on purpose: the operator's sync bookkeeping annotations
 (``nvidia.com/last-applied-hash``/``-generation``) and owner references (the Pulumi layer parents

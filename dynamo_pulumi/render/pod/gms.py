@@ -240,7 +240,7 @@ def _ensure_client(pod_spec: dict[str, Any], container: dict[str, Any]) -> None:
 def _server_sidecar(image: Any) -> dict[str, Any]:
     """``gms.Container`` + ``restartPolicy: Always`` (no probes); an empty image is omitted."""
     sidecar: dict[str, Any] = {"name": GMS_SERVER_CONTAINER_NAME}
-    if image is not None and image != "":
+    if image is not None and not (isinstance(image, str) and image == ""):
         sidecar["image"] = image
     sidecar.update({
         "command": ["python3", "-m", GMS_SERVER_MODULE],
