@@ -3,9 +3,10 @@
 ``render_grove`` mirrors the DGD controller's Grove program for a graph created fresh (no
 existing PCS, so nothing to preserve from a previous revision):
 
-1. refuse what needs the cluster (LPX, checkpoint restores);
+1. refuse what needs the cluster (LPX, checkpoint restores, GMS with DRA off);
 2. per component, expand roles into cliques, build each clique's pod spec through the shared pod
-   assembly (+ GMS/failover transforms), labels and annotations; add the scaling group, the
+   assembly (which ends with intra-pod GMS and failover, as on the component pathway; then the
+   inter-pod GMS transforms), labels and annotations; add the scaling group, the
    per-rank claim templates of inter-pod GMS and the startup ordering;
 3. compose provider overrides onto the finished PCS;
 4. add the DGD-owned objects: component and model Services (Grove flavour), ingress for
