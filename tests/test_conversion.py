@@ -425,13 +425,13 @@ def test_main_container_and_sidecar_quantities_are_canonicalized_too() -> None:
     comp = component(
         {"W": {"extraPodSpec": {
             "mainContainer": {"image": IMAGE, "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "1024Mi"}}},
-            "containers": [{"name": "log", "image": "b", "resources": {"requests": {"cpu": "500m", "x": "__dynamo_pulumi_output_0__"}}}],
+            "containers": [{"name": "log", "image": "b", "resources": {"requests": {"cpu": "500m", "x": "__dynamo_pulumi_output_00000000000a__"}}}],
         }}},
         "W",
     )
     containers = comp["podTemplate"]["spec"]["containers"]
     assert containers[0]["resources"] == {"limits": {"nvidia.com/gpu": "1", "memory": "1Gi"}}
-    assert containers[1]["resources"] == {"requests": {"cpu": "500m", "x": "__dynamo_pulumi_output_0__"}}
+    assert containers[1]["resources"] == {"requests": {"cpu": "500m", "x": "__dynamo_pulumi_output_00000000000a__"}}
 
 
 # --- the converter's own path records ---------------------------------------------------------

@@ -245,11 +245,10 @@ SCHEMA_ERRORS: dict[str, tuple[str, list[str]]] = {
     "recipes-qwen3.6-35b-dynamo-fd-ec.yaml": (
         "unexpanded ${HW_NODE_SELECTOR} / ${HW_TOLERATIONS} placeholders stand where a map and a list belong",
         [
-            f'spec.services.{svc}.extraPodSpec.{field}: Invalid value: "${{{var}}}": '
+            f'spec.services.{svc}.extraPodSpec.{field}: Invalid value: "string": '
             f'spec.services.{svc}.extraPodSpec.{field} in body must be of type {kind}: "string"'
             for svc in ("Frontend", "VllmWorker")
-            for field, var, kind in (("nodeSelector", "HW_NODE_SELECTOR", "object"),
-                                     ("tolerations", "HW_TOLERATIONS", "array"))
+            for field, kind in (("nodeSelector", "object"), ("tolerations", "array"))
         ],
     ),
 }

@@ -135,7 +135,9 @@ def test_lpx_role_placement_is_lpx_owned() -> None:
 def test_lpx_agent_accepts_only_required_node_affinity() -> None:
     required = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}
     assert errors(lpx(roles=[{"name": "agent", "podTemplate": agent_template(affinity=required)}]), ctx()) == []
-    preferred = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}]}}
+    # A valid WeightedPodAffinityTerm (podAffinityTerm and its topologyKey are required by the schema).
+    term = {"weight": 1, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname"}}
+    preferred = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [term]}}
     assert errors(lpx(roles=[{"name": "agent", "podTemplate": agent_template(affinity=preferred)}]), ctx()) == [
         f"{P}.roles[0].podTemplate.spec.affinity: Forbidden: node-local LPX supports only required nodeAffinity"
     ]

@@ -18,6 +18,7 @@ from validation_component_support import (
     worker,
 )
 
+from dynamo_pulumi.api.pod_schema import component_errors
 from dynamo_pulumi.errors import ErrorType, FieldError
 from dynamo_pulumi.validation.component import validate_component, validate_component_update
 from dynamo_pulumi.validation.context import ValidationContext
@@ -55,8 +56,11 @@ def _assert_well_formed(found: list[FieldError]) -> None:
         )
         line = str(error)
         assert line.startswith(f"{error.path}: {error.type.value}"), line
-        # Something after the "path: Type" prefix: a value, a detail or the supported values.
-        assert len(line) > len(f"{error.path}: {error.type.value}"), line
+        # Something after the "path: Type" prefix: a value, a detail or the supported values;
+        # or nothing for a bare "Required value", the API server's word for a missing field of
+        # the schema.
+        if error.type is not ErrorType.REQUIRED:
+            assert len(line) > len(f"{error.path}: {error.type.value}"), line
 
 
 def _stateless(wire: dict[str, Any], ctx: ValidationContext) -> list[FieldError]:
@@ -78,5 +82,7 @@ def test_arbitrary_pod_templates_never_raise(template: dict[str, Any], component
     assert any(e.path == f"{COMPONENT}.experimental.failover.mode" for e in found), found
     _assert_well_formed(found)
     _assert_well_formed(_stateless(wire, grove_ctx()))
+    # The schema stage (which runs before the webhook in admission) never raises either.
+    _assert_well_formed(component_errors(dgd_comp(wire), COMPONENT))
     transition = validate_component_update(dgd_comp(worker()), dgd_comp(wire), DGD_PATH, dgd_ctx("update"))
     _assert_well_formed(transition.errors)

@@ -1,9 +1,12 @@
-"""Pod templates checked against the core/v1 PodTemplateSpec schema the CRDs embed.
+"""The core/v1 types the CRDs embed (pod templates, env entries, alpha extraPodSpec), checked by
+:mod:`dynamo_pulumi.api.pod_schema` as the API server's schema stage checks them.
 
 Valid templates (every golden input, every v1beta1 corpus graph) pass; type errors, missing
 required fields, bad quantities and out-of-range integers are reported at their wire paths with
-the API server's wording; unknown fields, nulls, ``pulumi.Output`` leaves and other non-JSON
-leaves are never errors.
+the API server's wording; unknown fields, nulls, ``pulumi.Output`` leaves, parked Output tokens
+and other non-JSON leaves are never errors. The check runs at load (with the models' own
+schema errors; alpha objects at alpha paths) and in admission's schema stage for objects built
+in Python, before CEL and the webhook, which do not run when it fails.
 """
 
 from __future__ import annotations
@@ -28,14 +31,26 @@ from validation_component_support import (
     worker,
 )
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec
-from dynamo_pulumi.errors import ErrorType, FieldError, Path
-from dynamo_pulumi.validation.component import validate_component
-from dynamo_pulumi.validation.pod_schema import (
+from dynamo_pulumi.api.parse import parse_object
+from dynamo_pulumi.api.pod_schema import (
     QUANTITY_PATTERN,
+    alpha_object_errors,
+    component_errors,
+    decoded_template_errors,
+    object_errors,
     pod_template_errors,
-    validate_pod_templates,
 )
+from dynamo_pulumi.api.v1beta1 import (
+    DynamoComponentDeployment,
+    DynamoComponentDeploymentSharedSpec,
+    DynamoGraphDeployment,
+)
+from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError, Path
+from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.resources import unknowns
+from dynamo_pulumi.validation import validate
+from dynamo_pulumi.validation.component import validate_component
 
 SHARED = FsPath(__file__).resolve().parent.parent.parent / "shared"
 GOLDEN_INPUTS = sorted(SHARED.glob("conformance/golden/*/*/input.yaml"))
@@ -321,7 +336,8 @@ def test_errors_beside_an_output_are_still_reported() -> None:
 
 def test_parked_output_tokens_and_other_non_json_leaves_are_unknown() -> None:
     token = "__dynamo_pulumi_output_0123456789ab__"
-    assert check(pod(nodeSelector=token, terminationGracePeriodSeconds="__dynamo_pulumi_output_3__")) == []
+    other = "__dynamo_pulumi_output_ba9876543210__"
+    assert check(pod(nodeSelector=token, terminationGracePeriodSeconds=other)) == []
     assert check(pod(nodeSelector=object(), tolerations=(t for t in []))) == []
     # A string that merely contains a token is still a string.
     assert check(pod(nodeSelector=f"--x={token}")) == [type_error(f"{SPEC}.nodeSelector", "string", "object")]
@@ -346,7 +362,7 @@ def test_role_templates_are_checked_at_their_paths() -> None:
         )
     )
     base = "spec.components[0].roles"
-    assert [str(e) for e in validate_pod_templates(comp, Path("spec", "components").index(0))] == [
+    assert [str(e) for e in component_errors(comp, "spec.components[0]")] == [
         type_error(f"{base}[0].podTemplate.spec.nodeSelector", "string", "object"),
         type_error(f"{base}[1].podTemplate.spec.containers[0].image", "integer", "string"),
     ]
@@ -354,7 +370,7 @@ def test_role_templates_are_checked_at_their_paths() -> None:
 
 def test_dcd_template_is_checked_at_spec_pod_template() -> None:
     spec = dcd_spec(worker(podTemplate=template(main(), nodeSelector="a")) | {"backendFramework": "vllm"})
-    assert [str(e) for e in validate_pod_templates(spec, Path("spec"))] == [
+    assert [str(e) for e in component_errors(spec, "spec")] == [
         type_error("spec.podTemplate.spec.nodeSelector", "string", "object")
     ]
 
@@ -371,7 +387,7 @@ def test_schemaless_positions_are_type_checked_without_required_fields() -> None
     comp = dgd_comp(worker(experimental=experimental))
     exp = "spec.components[0].experimental"
     job_spec = f"{exp}.checkpoint.job.podTemplate.spec"
-    assert [str(e) for e in validate_pod_templates(comp, Path("spec", "components").index(0))] == [
+    assert [str(e) for e in decoded_template_errors(comp, Path("spec", "components").index(0))] == [
         type_error(f"{job_spec}.containers[0].image", "integer", "string"),
         type_error(f"{job_spec}.nodeSelector", "string", "object"),
         type_error(
@@ -384,12 +400,20 @@ def test_schemaless_positions_accept_fractional_quantities() -> None:
     # Go's Quantity decodes a JSON number such as 0.5; the CRD schema never sees these positions.
     job = {"podTemplate": {"spec": {"containers": [{"name": "h", "resources": {"requests": {"cpu": 0.5}}}]}}}
     comp = dgd_comp(worker(experimental={"checkpoint": {"enabled": True, "job": job}}))
-    assert validate_pod_templates(comp, Path("spec", "components").index(0)) == []
+    assert decoded_template_errors(comp, Path("spec", "components").index(0)) == []
 
 
-def test_validate_component_reports_pod_schema_errors_first() -> None:
+def test_schemaless_positions_are_checked_by_the_webhook_stage() -> None:
+    job = {"podTemplate": {"spec": {"nodeSelector": "a"}}}
+    found = errors(worker(experimental={"checkpoint": {"enabled": True, "job": job}}))
+    where = "spec.components[0].experimental.checkpoint.job.podTemplate.spec.nodeSelector"
+    assert found[0] == type_error(where, "string", "object")
+
+
+def test_embedded_templates_are_not_the_webhooks_business() -> None:
+    # The webhook stage never sees a template that fails the CRD schema; it does not re-check it.
     found = errors(worker(podTemplate=template(main(), nodeSelector="${HW_NODE_SELECTOR}")))
-    assert found[0] == type_error(f"{SPEC}.nodeSelector", "string", "object")
+    assert not any(".podTemplate.spec.nodeSelector" in e for e in found)
 
 
 def test_validate_component_accepts_an_output_in_the_template() -> None:
@@ -397,6 +421,149 @@ def test_validate_component_accepts_an_output_in_the_template() -> None:
     wire = worker(podTemplate=template(main(), nodeSelector={"kubernetes.io/hostname": out}, hostIPC=out))
     comp = DynamoComponentDeploymentSharedSpec.model_validate(wire)
     assert validate_component(comp, DGD_PATH, dgd_ctx()).errors == []
+
+
+# --- admission: the schema stage, for objects built in Python ----------------------------------
+
+
+def _dgd(components: list[dict[str, Any]], **spec: Any) -> DynamoGraphDeployment:
+    return DynamoGraphDeployment.model_validate(
+        {"metadata": {"name": "g"}, "spec": {"backendFramework": "vllm", "components": components, **spec}}
+    )
+
+
+def test_admission_stops_at_the_schema_stage() -> None:
+    # The template fails the CRD schema, and the graph also breaks a webhook rule (a frontend
+    # sidecar naming no container): the webhook never runs, so only the schema error is reported.
+    wire = worker(podTemplate=template(main(), nodeSelector="${HW_NODE_SELECTOR}"), frontendSidecar="nope")
+    findings = validate(_dgd([wire]))
+    assert [str(e) for e in findings.errors] == [type_error(f"{SPEC}.nodeSelector", "string", "object")]
+    fixed = worker(podTemplate=template(main()), frontendSidecar="nope")
+    assert validate(_dgd([fixed])).errors  # the webhook rule, once the schema passes
+
+
+def test_admission_checks_roles_env_and_dcd_templates() -> None:
+    comp = worker(
+        podTemplate=None,
+        multinode={"nodeCount": 2},
+        roles=[{"name": "leader", "podTemplate": template(main(image=7))}],
+    )
+    found = [str(e) for e in validate(_dgd([comp], env=[{"value": "x"}])).errors]
+    assert found == [
+        "spec.env[0].name: Required value",
+        type_error("spec.components[0].roles[0].podTemplate.spec.containers[0].image", "integer", "string"),
+    ]
+    dcd = DynamoComponentDeployment.model_validate(
+        {
+            "metadata": {"name": "d"},
+            "spec": worker(podTemplate=template(main(), hostIPC="yes")) | {"backendFramework": "vllm"},
+        }
+    )
+    assert [str(e) for e in validate(dcd).errors] == [
+        type_error("spec.podTemplate.spec.hostIPC", "string", "boolean")
+    ]
+
+
+def test_admission_accepts_outputs_in_a_python_built_template() -> None:
+    out = make_output("gpu-node")
+    wire = worker(podTemplate=template(main(), nodeSelector=out, tolerations=[out]))
+    assert object_errors(_dgd([wire])) == []
+
+
+def test_loading_and_admission_report_the_same_error() -> None:
+    wire = worker(podTemplate=template(main(), nodeSelector="a"))
+    data = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": {"name": "g"}}
+    data["spec"] = {"backendFramework": "vllm", "components": [wire]}
+    with pytest.raises(GraphValidationError) as info:
+        parse_object(data)
+    assert [str(e) for e in info.value.errors] == [str(e) for e in validate(_dgd([wire])).errors]
+
+
+def test_admission_skips_the_beta_schema_for_an_alpha_request() -> None:
+    # An alpha request meets the alpha CRD's schema at load (at alpha paths), not the beta one.
+    wire = worker(podTemplate=template(main(), nodeSelector="a"))
+    findings = validate(_dgd([wire]), source_api_version="nvidia.com/v1alpha1")
+    assert type_error(f"{SPEC}.nodeSelector", "string", "object") not in [str(e) for e in findings.errors]
+
+
+# --- v1alpha1 positions, at alpha paths ---------------------------------------------------------
+
+
+def _alpha(service: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoGraphDeployment",
+        "metadata": {"name": "a"},
+        "spec": {"services": {"Worker": {"componentType": "worker", **service}}, **spec},
+    }
+
+
+def test_alpha_extra_pod_spec_needs_no_containers_and_main_container_no_name() -> None:
+    extra = {"nodeName": "n1", "mainContainer": {"image": IMAGE, "notAField": 1}, "madeUp": True}
+    assert alpha_object_errors(_alpha({"extraPodSpec": extra})) == []
+
+
+def test_alpha_positions_report_alpha_paths() -> None:
+    svc = "spec.services.Worker"
+    service = {
+        "extraPodSpec": {
+            "nodeSelector": "gpu",
+            "containers": [{"image": IMAGE}],
+            "mainContainer": {"resources": {"limits": {"memory": "8GB"}}},
+        },
+        "livenessProbe": {"periodSeconds": "10"},
+        "envs": [{"value": "x"}],
+        "frontendSidecar": {"envs": [{"name": 1}]},
+        "resources": {"claims": [{}]},
+    }
+    mem = f"{svc}.extraPodSpec.mainContainer.resources.limits.memory"
+    assert [str(e) for e in alpha_object_errors(_alpha(service, envs=[{"name": "A", "value": 2}]))] == [
+        type_error("spec.envs[0].value", "integer", "string"),
+        f"{svc}.extraPodSpec.containers[0].name: Required value",
+        type_error(f"{svc}.extraPodSpec.nodeSelector", "string", "object"),
+        f"{mem}: Invalid value: \"8GB\": {mem} in body should match '{QUANTITY_PATTERN}'",
+        type_error(f"{svc}.livenessProbe.periodSeconds", "string", "integer"),
+        f"{svc}.envs[0].name: Required value",
+        type_error(f"{svc}.frontendSidecar.envs[0].name", "integer", "string"),
+        f"{svc}.resources.claims[0].name: Required value",
+    ]
+
+
+def test_alpha_dcd_positions_are_under_spec() -> None:
+    dcd = {"kind": "DynamoComponentDeployment", "spec": {"extraPodSpec": {"hostIPC": "yes"}}}
+    assert [str(e) for e in alpha_object_errors(dcd)] == [
+        type_error("spec.extraPodSpec.hostIPC", "string", "boolean")
+    ]
+
+
+def test_alpha_load_reports_alpha_paths_and_accepts_parked_outputs() -> None:
+    token = unknowns.token("0123456789ab")
+    doc = _alpha({"subComponentType": "decode", "extraPodSpec": {"mainContainer": {"image": IMAGE}}})
+    doc["spec"]["services"]["Worker"]["extraPodSpec"]["nodeSelector"] = token
+    load_graph(doc)
+    doc["spec"]["services"]["Worker"]["extraPodSpec"]["nodeSelector"] = "gpu"
+    with pytest.raises(GraphValidationError) as info:
+        load_graph(doc)
+    where = "spec.services.Worker.extraPodSpec.nodeSelector"
+    assert [str(e) for e in info.value.errors] == [type_error(where, "string", "object")]
+
+
+# --- one placeholder pattern ------------------------------------------------------------------
+
+
+def test_the_placeholder_pattern_is_the_one_the_pulumi_layer_parks() -> None:
+    assert unknowns._TOKEN_RE is OUTPUT_TOKEN_RE
+    table = unknowns.OutputTable()
+    parked = unknowns.park({"nodeSelector": make_output({"a": "b"})}, table, "podTemplate.spec")
+    assert check(pod(**parked)) == []
+    assert check(pod(nodeSelector="__dynamo_pulumi_output_3__")) == [  # not a token the layer writes
+        type_error(f"{SPEC}.nodeSelector", "string", "object")
+    ]
+
+
+def test_a_string_with_a_token_inside_never_fails_a_pattern() -> None:
+    token = unknowns.token("0123456789ab")
+    assert check(template(main(resources={"limits": {"memory": f"{token}Gi"}}))) == []
 
 
 # --- cost ---------------------------------------------------------------------------------------

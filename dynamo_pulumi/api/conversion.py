@@ -27,7 +27,7 @@ from dynamo_pulumi.api import v1beta1 as beta
 from dynamo_pulumi.api.conversion_pod import build_pod_template
 from dynamo_pulumi.api.parse import object_name, parse_model, translate_errors
 from dynamo_pulumi.api.path_map import PathMap, Recorder
-from dynamo_pulumi.api.pod_schema import alpha_embedded_errors
+from dynamo_pulumi.api.pod_schema import alpha_object_errors
 from dynamo_pulumi.api.preservation import (
     DCD_SPEC_ANNOTATION,
     DGD_SPEC_ANNOTATION,
@@ -362,5 +362,5 @@ def parse_alpha(data: Mapping[str, Any]) -> alpha.AlphaObject:
     model = alpha.ALPHA_KINDS[kind]
     pruned = prune_nulls(data)
     return parse_model(  # type: ignore[return-value]
-        model, pruned, kind=kind, name=object_name(data), extra_errors=alpha_embedded_errors
+        model, pruned, kind=kind, name=object_name(data), extra_errors=alpha_object_errors
     )

@@ -82,6 +82,17 @@ def openapi_type(value: Any) -> str:
     return type(value).__name__
 
 
+def type_invalid(path: str, value: Any, expected: str) -> FieldError:
+    """kube-openapi's type error as the API server prints it for a CRD.
+
+    Its type validator hands the JSON type of the value, not the value, to
+    ``field.TypeInvalid``: ``<path>: Invalid value: "string": <path> in body must be of type
+    object: "string"``.
+    """
+    got = openapi_type(value)
+    return invalid(path, got, f'{path} in body must be of type {expected}: "{got}"')
+
+
 def wire_path(loc: Iterable[int | str], prefix: str = "") -> str:
     """``('spec', 'components', 0, 'name')`` -> ``spec.components[0].name``."""
     text = prefix
@@ -127,8 +138,7 @@ def translate_error(err: ErrorDetails, data: Any, prefix: str = "") -> FieldErro
     if value is None and (kind in _EXPECTED_TYPE or kind in ("literal_error", "enum")):
         return required(path)  # null on a non-nullable field is pruned, leaving it unset
     if kind in _EXPECTED_TYPE:
-        detail = f'{path} in body must be of type {_EXPECTED_TYPE[kind]}: "{openapi_type(value)}"'
-        return invalid(path, value, detail)
+        return type_invalid(path, value, _EXPECTED_TYPE[kind])
     if kind in ("literal_error", "enum"):
         return not_supported(path, value, _literal_choices(str(ctx.get("expected", ""))))
     return _constraint_error(kind, path, value, ctx, err)
@@ -225,37 +235,12 @@ def parse_model(
     return result
 
 
-def _items(value: Any) -> list[tuple[int, Mapping[str, Any]]]:
-    return [(i, v) for i, v in enumerate(value) if isinstance(v, Mapping)] if isinstance(value, list) else []
-
-
-def _component_pod_errors(comp: Any, path: str) -> list[FieldError]:
-    from dynamo_pulumi.api.pod_schema import pod_template_errors
-
-    if not isinstance(comp, Mapping):
-        return []
-    errors = pod_template_errors(comp.get("podTemplate"), f"{path}.podTemplate")
-    for j, role in _items(comp.get("roles")):
-        errors += pod_template_errors(role.get("podTemplate"), f"{path}.roles[{j}].podTemplate")
-    return errors
-
-
 def embedded_pod_errors(data: Any) -> list[FieldError]:
-    """Core/v1 schema violations inside the pod templates (and graph env) of a v1beta1 DGD or DCD."""
-    spec = data.get("spec") if isinstance(data, Mapping) else None
-    if not isinstance(spec, Mapping):
-        return []
-    if data.get("kind") == "DynamoComponentDeployment":
-        return _component_pod_errors(spec, "spec")
-    from dynamo_pulumi.api.pod_schema import ENV_VAR, schema_errors
+    """Core/v1 schema violations inside the pod templates (and graph env) of a v1beta1 DGD or DCD
+    (:func:`dynamo_pulumi.api.pod_schema.object_errors`)."""
+    from dynamo_pulumi.api.pod_schema import object_errors  # late: pod_schema imports this module
 
-    errors: list[FieldError] = []
-    env = spec.get("env")
-    for i, entry in enumerate(env if isinstance(env, list) else []):
-        errors += schema_errors(entry, ENV_VAR, f"spec.env[{i}]")
-    for i, comp in _items(spec.get("components")):
-        errors += _component_pod_errors(comp, f"spec.components[{i}]")
-    return errors
+    return object_errors(data)
 
 
 def object_name(data: Mapping[str, Any]) -> str:

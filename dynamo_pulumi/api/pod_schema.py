@@ -1,23 +1,57 @@
-"""Schema checks of the Kubernetes core types embedded in Dynamo objects (PodSpec, Container).
+"""The core/v1 types embedded in Dynamo objects, checked as the API server checks them.
 
-The CRDs embed the core/v1 OpenAPI schema of PodSpec (v1beta1 ``podTemplate.spec``, v1alpha1
-``extraPodSpec``), so the API server rejects a container without a name, a string where an
-integer belongs, or (with kubectl's strict field validation) a misspelt field, before any webhook
-runs. The models keep pod templates as plain mappings (so unresolved Pulumi values can sit at
-leaves); this module applies the same schema to those mappings, using the strict core/v1 JSON
-schema that ``kubernetes-validate`` ships for the Kubernetes minor the operator is built with,
-and reports violations as the API server words them.
+The CRDs embed core/v1 OpenAPI schemas: v1beta1 ``podTemplate`` and ``roles[j].podTemplate``
+(``PodTemplateSpec``) and ``spec.env`` (``EnvVar``); v1alpha1 ``extraPodSpec`` (``PodSpec``
+with no required field, plus ``mainContainer``, a ``Container`` whose name is optional),
+``livenessProbe``/``readinessProbe``, ``envs`` and ``resources.claims``. The API server
+validates a request against the schema of the version it was sent in, after the mutating
+webhook and before the CEL rules and any validating webhook; a failure there rejects the
+request (api-and-validation.md section 0). The models keep these values as plain mappings (so
+``pulumi.Output`` values can sit at their leaves), so this module applies the schema to them:
 
-Not checked: enum-like fields (the embedded schema has no enums), formats and int32 ranges,
-and ``metadata`` (the CRD keeps only name/namespace/labels/annotations/finalizers and prunes the
-rest).
+* at load time, together with the models' own schema errors
+  (:func:`dynamo_pulumi.api.parse.parse_object`, :func:`dynamo_pulumi.api.conversion.parse_alpha`,
+  alpha errors at alpha paths);
+* in admission's schema stage for objects built in Python (:func:`object_errors`, run by
+  :mod:`dynamo_pulumi.validation` before CEL; the webhook does not run when it fails).
+
+The schema is the ``kubernetes-validate`` copy of Kubernetes 1.36, whose types and required
+fields match the CRDs' embedded copy field for field; it is the non-strict variant, because the
+API server does not reject a field it does not know here. Adjusted to what the CRD states:
+
+* ``metadata`` keeps only name/namespace/labels/annotations/finalizers (the rest is pruned,
+  never rejected);
+* int-or-string and quantity fields are ``anyOf: [integer, string]``; a quantity string must
+  match the CRD's quantity pattern, and a fractional number (``cpu: 0.5``) is refused;
+* a ``null`` on a field is pruned before validation (so it counts as unset).
+
+Reported: types, required fields, quantity patterns, int32/int64 ranges. The embedded schema
+states no enums, so none are reported. A ``pulumi.Output``, a parked Output token
+(:data:`dynamo_pulumi.placeholders.OUTPUT_TOKEN_RE`) or any other non-JSON value is unknown
+until deploy time: never an error, nor is anything below it; a string with a token inside is
+a string whose text is unknown, so it never fails a pattern.
+
+Two v1beta1 positions have no schema in the CRD (``type: object`` +
+``x-kubernetes-preserve-unknown-fields``): ``experimental.checkpoint.job.podTemplate`` and
+``experimental.gpuMemoryService.extraClientPods[k].podTemplate``. Only the webhook's decoding
+into ``corev1.PodTemplateSpec`` can fail there, on a wrong type, an out-of-range integer or a
+bad quantity, never on a missing field; :func:`decoded_template_errors` checks them for the
+webhook stage.
+
+Wording is kube-openapi's as the API server prints it for a CRD (the helpers of
+:mod:`dynamo_pulumi.api.parse`). A type error is ``Invalid value: "<json type>": <path> in
+body must be of type <type>: "<json type>"``: kube-openapi hands the JSON type of the value,
+not the value, to ``field.TypeInvalid``. A missing field is a bare ``Required value``. An
+int32/int64 overflow is ``Checked value must be of type integer with format int32 in <path>``
+(the API server files it at the object root; here it is at the field).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -25,28 +59,54 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from dynamo_pulumi.api.parse import openapi_type, unknown_field, wire_path
-from dynamo_pulumi.errors import FieldError, invalid, required
+from dynamo_pulumi.api.parse import type_invalid, wire_path
+from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
+from dynamo_pulumi.placeholders import contains_output_token, is_output_token
 
-#: The Kubernetes minor of the operator's k8s.io/api dependency (v0.36), and its schema folder.
+#: The kubernetes-validate schema folder (non-strict: unknown fields are allowed).
 KUBERNETES_SCHEMA_VERSION = "v1.36.0"
-_SCHEMA_DIR = f"kubernetes-json-schema/{KUBERNETES_SCHEMA_VERSION}-local-strict"
+_SCHEMA_DIR = f"kubernetes-json-schema/{KUBERNETES_SCHEMA_VERSION}-local"
 _DEFINITIONS_ID = "https://kubernetes.io/api/_definitions.json"
+POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
 POD_SPEC = "io.k8s.api.core.v1.PodSpec"
 CONTAINER = "io.k8s.api.core.v1.Container"
 PROBE = "io.k8s.api.core.v1.Probe"
 ENV_VAR = "io.k8s.api.core.v1.EnvVar"
 RESOURCE_CLAIM = "io.k8s.api.core.v1.ResourceClaim"
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+#: The ObjectMeta fields the CRD keeps in an embedded template's metadata.
+_KEPT_METADATA = ("name", "namespace", "labels", "annotations", "finalizers")
 
 #: The CRD's pattern for resource.Quantity strings (``x-kubernetes-int-or-string`` + pattern).
 QUANTITY_PATTERN = (
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
     r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
-#: A value only known at deploy time, parked as a token by :mod:`dynamo_pulumi.resources.unknowns`;
-#: it may stand anywhere, so its type is not judged here.
-UNRESOLVED_TOKEN = re.compile(r"^__dynamo_pulumi_output_\d+__$")
-_RESOURCE_LISTS = ("limits", "requests")
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+class _Unknown:
+    """Stands in for a value known only at deploy time; every error on it is dropped."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+
+UNKNOWN = _Unknown()
+
+
+# --- the schema ---------------------------------------------------------------------------------
+
+
+def _int_or_string(pattern: str | None = None, number: str = "integer") -> dict[str, Any]:
+    string: dict[str, Any] = {"type": "string"}
+    if pattern is not None:
+        string["pattern"] = pattern
+    return {"anyOf": [{"type": number}, string], "x-kubernetes-int-or-string": True}
 
 
 @lru_cache(maxsize=1)
@@ -55,11 +115,73 @@ def _definitions() -> dict[str, Any]:
     return json.loads((package / _SCHEMA_DIR / "_definitions.json").read_text())  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=8)
-def _validator(definition: str) -> jsonschema.protocols.Validator:
-    registry: Registry = Resource.from_contents(_definitions()) @ Registry()
+def _without_required(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _without_required(v) for k, v in schema.items() if k != "required"}
+    if isinstance(schema, list):
+        return [_without_required(v) for v in schema]
+    return schema
+
+
+@lru_cache(maxsize=2)
+def _registry(decoded: bool) -> Registry:
+    """The definitions adjusted to the CRD (see the module docstring).
+
+    ``decoded``: a schemaless position, checked only as the webhook's Go decoding would (no
+    required fields; a quantity may be any number).
+    """
+    defs = dict(_definitions())
+    table = dict(defs["$defs"])
+    meta = copy.deepcopy(table[_OBJECT_META])
+    meta["properties"] = {k: v for k, v in meta["properties"].items() if k in _KEPT_METADATA}
+    table[_OBJECT_META] = meta
+    table[_QUANTITY] = _int_or_string(QUANTITY_PATTERN, "number" if decoded else "integer")
+    table[_INT_OR_STRING] = _int_or_string()
+    if decoded:
+        table = {name: _without_required(schema) for name, schema in table.items()}
+    defs["$defs"] = table
+    return Resource.from_contents(defs) @ Registry()
+
+
+def _check_int_format(fmt: str) -> Any:
+    low, high = _INT_RANGES[fmt]
+
+    def check(value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return True
+        return low <= value <= high
+
+    return check
+
+
+@lru_cache(maxsize=16)
+def _validator(definition: str, decoded: bool = False) -> jsonschema.protocols.Validator:
+    formats = jsonschema.FormatChecker(formats=())
+    for fmt in _INT_RANGES:
+        formats.checks(fmt)(_check_int_format(fmt))
     schema = {"$ref": f"{_DEFINITIONS_ID}#/$defs/{definition}"}
-    return jsonschema.Draft202012Validator(schema, registry=registry)
+    return jsonschema.Draft202012Validator(schema, registry=_registry(decoded), format_checker=formats)
+
+
+# --- one value against one definition ----------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON: nulls in mappings pruned, unknown leaves as :data:`UNKNOWN`."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if item is None:
+                continue  # a null on a non-nullable field is pruned, leaving it unset
+            out[key if isinstance(key, str) else str(key)] = _plain(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, str):
+        return UNKNOWN if is_output_token(value) else value
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return UNKNOWN  # pulumi.Output, or any other value that is not JSON
 
 
 def _expected_type(schema_type: Any) -> str:
@@ -68,81 +190,163 @@ def _expected_type(schema_type: Any) -> str:
     return named[0] if named else "null"
 
 
-def _is_unresolved(value: Any) -> bool:
-    return isinstance(value, str) and bool(UNRESOLVED_TOKEN.match(value))
-
-
-def _translate(error: jsonschema.ValidationError, prefix: str) -> list[FieldError]:
-    path = wire_path(error.absolute_path, prefix)
+def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[FieldError]:
     value = error.instance
-    if error.validator == "required" and isinstance(value, Mapping):
-        return [required(wire_path([name], path)) for name in error.validator_value if name not in value]
-    if error.validator == "additionalProperties" and isinstance(value, Mapping):
-        declared = error.schema.get("properties") or {}
-        return [unknown_field(wire_path([k], path)) for k in value if k not in declared]
-    if _is_unresolved(value):
-        return []
-    if error.validator == "type":
-        expected = _expected_type(error.validator_value)
-        return [invalid(path, value, f'{path} in body must be of type {expected}: "{openapi_type(value)}"')]
-    if error.validator in ("oneOf", "anyOf"):
-        # int-or-string (Quantity, IntOrString): the value is neither.
-        return [invalid(path, value, f'{path} in body must be of type string: "{openapi_type(value)}"')]
-    return [invalid(path, value, f"{path} in body {error.message}")]
-
-
-def _quantity_errors(resources_: Any, path: str) -> Iterable[FieldError]:
-    if not isinstance(resources_, Mapping):
+    if value is UNKNOWN:
         return
-    for list_name in _RESOURCE_LISTS:
-        entries = resources_.get(list_name)
-        if not isinstance(entries, Mapping):
-            continue
-        for name, quantity in entries.items():
-            if isinstance(quantity, str) and not _is_unresolved(quantity) and not re.match(QUANTITY_PATTERN, quantity):
-                where = f"{path}.{list_name}.{name}"
-                yield invalid(where, quantity, f"{where} in body should match '{QUANTITY_PATTERN}'")
+    path = wire_path(error.absolute_path, prefix)
+    kind = error.validator
+    if kind == "required" and isinstance(value, Mapping):
+        for name in error.validator_value:
+            if name not in value:
+                yield required(wire_path([name], path))
+    elif kind == "type":
+        yield type_invalid(path, value, _expected_type(error.validator_value))
+    elif kind == "anyOf":
+        # int-or-string / quantity (anyOf integer, string): a string fails only its pattern.
+        pattern = next((s.get("pattern") for s in error.validator_value if "pattern" in s), None)
+        if isinstance(value, str) and pattern is not None:
+            if not contains_output_token(value):
+                yield invalid(path, value, f"{path} in body should match '{pattern}'")
+        else:
+            yield invalid(path, "", f'"{path}" must validate at least one schema (anyOf)')
+            first = error.validator_value[0].get("type", "integer")  # kube-openapi: first branch
+            yield type_invalid(path, value, _expected_type(first))
+    elif kind == "format" and error.validator_value in _INT_RANGES:
+        fmt = error.validator_value
+        yield invalid(path, "", f"Checked value must be of type integer with format {fmt} in {path}")
+    elif kind == "pattern":
+        if not contains_output_token(value):
+            yield invalid(path, value, f"{path} in body should match '{error.validator_value}'")
+    else:
+        yield invalid(path, value, f"{path} in body {error.message}")
 
 
-def _container_quantity_errors(pod_spec: Mapping[str, Any], path: str) -> list[FieldError]:
-    errors: list[FieldError] = []
-    for key in ("containers", "initContainers"):
-        items = pod_spec.get(key)
-        for i, ctr in enumerate(items if isinstance(items, list) else []):
-            if isinstance(ctr, Mapping):
-                errors += _quantity_errors(ctr.get("resources"), f"{path}.{key}[{i}].resources")
-    return errors
+_INDEX = re.compile(r"\[(\d+)\]")
 
 
-def schema_errors(value: Any, definition: str, path: str) -> list[FieldError]:
-    """Violations of the core/v1 ``definition`` (e.g. :data:`POD_SPEC`) by ``value`` at ``path``."""
-    errors: list[FieldError] = []
-    for error in sorted(_validator(definition).iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
-        errors += _translate(error, path)
-    return errors
+def _path_order(error: FieldError) -> str:
+    """Errors in path order, list indices compared as numbers."""
+    return _INDEX.sub(lambda m: f"[{int(m.group(1)):010d}]", error.path)
 
 
-def pod_spec_errors(pod_spec: Any, path: str, *, containers_required: bool = True) -> list[FieldError]:
-    """A PodSpec at ``path``: schema types, required fields, unknown fields, quantity patterns.
+def schema_errors(
+    value: Any,
+    definition: str,
+    path: Path | str,
+    *,
+    decoded: bool = False,
+    optional: Iterable[str] = (),
+) -> list[FieldError]:
+    """Violations of the core/v1 ``definition`` (e.g. :data:`POD_TEMPLATE_SPEC`) by ``value``.
 
-    ``containers_required=False`` for alpha ``extraPodSpec``, whose schema lists no required field.
+    ``decoded``: checked as the webhook's decoding would (no required fields). ``optional``:
+    relative paths (``"containers"``) whose ``Required value`` the CRD does not state.
+    ``None`` is not an error (nothing given); an unknown value never is.
     """
-    errors = schema_errors(pod_spec, POD_SPEC, path)
-    if not containers_required:
-        errors = [e for e in errors if e.path != f"{path}.containers" or str(e.type) != "Required value"]
-    if isinstance(pod_spec, Mapping):
-        errors += _container_quantity_errors(pod_spec, path)
+    if value is None:
+        return []
+    instance = _plain(value)
+    if instance is UNKNOWN:
+        return []
+    prefix = str(path)
+    skipped = {wire_path([name], prefix) for name in optional}
+    errors = [
+        fe
+        for error in _validator(definition, decoded).iter_errors(instance)
+        for fe in _translate(error, prefix)
+        if not (fe.type is ErrorType.REQUIRED and fe.path in skipped)
+    ]
+    return sorted(errors, key=_path_order)
+
+
+def pod_template_errors(template: Any, path: Path | str, *, embedded: bool = True) -> list[FieldError]:
+    """Violations of the core/v1 PodTemplateSpec schema by ``template`` at ``path``.
+
+    ``embedded=False`` for a position the CRD leaves schemaless (checked as the webhook decodes
+    it: types, ranges and quantities, no required fields).
+    """
+    return schema_errors(template, POD_TEMPLATE_SPEC, path, decoded=not embedded)
+
+
+# --- v1beta1: wire dicts (loading) and models (admission) ---------------------------------------
+
+
+def _items(value: Any) -> list[tuple[int, Any]]:
+    return list(enumerate(value)) if isinstance(value, (list, tuple)) else []
+
+
+def _get(node: Any, wire: str, attr: str) -> Any:
+    """A field of a wire mapping or of a model."""
+    if isinstance(node, Mapping):
+        return node.get(wire)
+    return getattr(node, attr, None)
+
+
+def component_errors(comp: Any, path: str) -> list[FieldError]:
+    """The schema-checked templates of one component (or DCD spec): ``podTemplate`` and
+    ``roles[j].podTemplate``. ``comp`` is a wire mapping or a component model."""
+    if comp is None:
+        return []
+    errors = pod_template_errors(_get(comp, "podTemplate", "pod_template"), f"{path}.podTemplate")
+    for j, role in _items(_get(comp, "roles", "roles")):
+        if role is not None:
+            tpl = _get(role, "podTemplate", "pod_template")
+            errors += pod_template_errors(tpl, f"{path}.roles[{j}].podTemplate")
     return errors
 
 
-def pod_template_errors(template: Any, path: str) -> list[FieldError]:
-    """A PodTemplateSpec's ``spec`` (its metadata is pruned, not rejected, by the API server)."""
-    if not isinstance(template, Mapping) or template.get("spec") is None:
+def _env_errors(envs: Any, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for i, env in _items(envs):
+        errors += schema_errors(env, ENV_VAR, f"{path}[{i}]")
+    return errors
+
+
+def _kind(obj: Any) -> Any:
+    return obj.get("kind") if isinstance(obj, Mapping) else getattr(obj, "kind", None)
+
+
+def object_errors(obj: Any) -> list[FieldError]:
+    """Embedded core/v1 schema violations of a v1beta1 DGD or DCD (wire mapping or model), at
+    wire paths. Other kinds embed no core type."""
+    spec = _get(obj, "spec", "spec")
+    if spec is None or isinstance(spec, (str, int, float, list)):
         return []
-    return pod_spec_errors(template["spec"], f"{path}.spec")
+    kind = _kind(obj)
+    if kind == "DynamoComponentDeployment":
+        return component_errors(spec, "spec")
+    if kind != "DynamoGraphDeployment":
+        return []
+    errors = _env_errors(_get(spec, "env", "env"), "spec.env")
+    for i, comp in _items(_get(spec, "components", "components")):
+        errors += component_errors(comp, f"spec.components[{i}]")
+    return errors
 
 
-# --- v1alpha1 ---------------------------------------------------------------------------------
+def decoded_template_errors(comp: Any, path: Path) -> list[FieldError]:
+    """The schemaless template positions of one component model, as the webhook decodes them."""
+    experimental = getattr(comp, "experimental", None)
+    if experimental is None:
+        return []
+    exp_path = path.child("experimental")
+    errors: list[FieldError] = []
+    checkpoint = experimental.checkpoint
+    if checkpoint is not None and checkpoint.job is not None:
+        errors += pod_template_errors(
+            checkpoint.job.pod_template, exp_path.child("checkpoint", "job", "podTemplate"), embedded=False
+        )
+    gms = experimental.gpu_memory_service
+    for k, pod in enumerate((gms.extra_client_pods or []) if gms is not None else []):
+        errors += pod_template_errors(
+            pod.pod_template,
+            exp_path.child("gpuMemoryService", "extraClientPods").index(k).child("podTemplate"),
+            embedded=False,
+        )
+    return errors
+
+
+# --- v1alpha1 (wire dicts, alpha paths) ---------------------------------------------------------
 
 
 def _alpha_service_errors(svc: Mapping[str, Any], path: str) -> list[FieldError]:
@@ -151,39 +355,29 @@ def _alpha_service_errors(svc: Mapping[str, Any], path: str) -> list[FieldError]
     extra = svc.get("extraPodSpec")
     if isinstance(extra, Mapping):
         pod_spec = {k: v for k, v in extra.items() if k != "mainContainer"}
-        errors += pod_spec_errors(pod_spec, f"{path}.extraPodSpec", containers_required=False)
-        main = extra.get("mainContainer")
-        if main is not None:
-            main_path = f"{path}.extraPodSpec.mainContainer"
-            errors += [
-                e for e in schema_errors(main, CONTAINER, main_path) if e.path != f"{main_path}.name"
-            ]  # the alpha schema does not require the main container's name
-            if isinstance(main, Mapping):
-                errors += list(_quantity_errors(main.get("resources"), f"{main_path}.resources"))
+        # The alpha schema requires no field of extraPodSpec (the operator supplies containers).
+        errors += schema_errors(pod_spec, POD_SPEC, f"{path}.extraPodSpec", optional=("containers",))
+        # ... and not the main container's name (the operator names it "main").
+        main_path = f"{path}.extraPodSpec.mainContainer"
+        errors += schema_errors(extra.get("mainContainer"), CONTAINER, main_path, optional=("name",))
+    elif extra is not None:
+        errors += schema_errors(extra, POD_SPEC, f"{path}.extraPodSpec")
     for probe in ("livenessProbe", "readinessProbe"):
-        if svc.get(probe) is not None:
-            errors += schema_errors(svc[probe], PROBE, f"{path}.{probe}")
+        errors += schema_errors(svc.get(probe), PROBE, f"{path}.{probe}")
     errors += _env_errors(svc.get("envs"), f"{path}.envs")
     sidecar = svc.get("frontendSidecar")
     if isinstance(sidecar, Mapping):
         errors += _env_errors(sidecar.get("envs"), f"{path}.frontendSidecar.envs")
     res = svc.get("resources")
     claims = res.get("claims") if isinstance(res, Mapping) else None
-    for i, claim in enumerate(claims if isinstance(claims, list) else []):
+    for i, claim in _items(claims):
         errors += schema_errors(claim, RESOURCE_CLAIM, f"{path}.resources.claims[{i}]")
     return errors
 
 
-def _env_errors(envs: Any, path: str) -> list[FieldError]:
-    errors: list[FieldError] = []
-    for i, env in enumerate(envs if isinstance(envs, list) else []):
-        errors += schema_errors(env, ENV_VAR, f"{path}[{i}]")
-    return errors
-
-
-def alpha_embedded_errors(data: Any) -> list[FieldError]:
-    """Core/v1 schema violations inside a v1alpha1 DGD's services (or DCD spec), at the
-    kube-openapi paths (``spec.services.<name>.extraPodSpec...``)."""
+def alpha_object_errors(data: Any) -> list[FieldError]:
+    """Core/v1 schema violations inside a v1alpha1 DGD's services (or DCD spec) wire dict, at
+    the alpha paths (``spec.services.<name>.extraPodSpec...``)."""
     spec = data.get("spec") if isinstance(data, Mapping) else None
     if not isinstance(spec, Mapping):
         return []

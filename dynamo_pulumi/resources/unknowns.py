@@ -15,7 +15,6 @@ an Output's value by the rendering (a model name hashed into a Service name, say
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,8 +22,9 @@ from typing import Any
 import pulumi
 
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
 
-_TOKEN_RE = re.compile(r"__dynamo_pulumi_output_([0-9a-f]{12})__")
+_TOKEN_RE = OUTPUT_TOKEN_RE  # the one pattern, shared with the schema checks
 
 
 @dataclass

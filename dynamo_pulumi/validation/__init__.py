@@ -3,8 +3,10 @@
 Admission runs in the API server's order:
 
 1. the mutating (defaulting) webhook (:mod:`dynamo_pulumi.defaulting`);
-2. the CRD's CEL rules (:mod:`.cel`), transition rules included on update; any failure here
-   rejects the request before a validating webhook sees it;
+2. the CRD's schema for what the models cannot enforce themselves, the embedded core/v1 types
+   (pod templates, ``spec.env``: :func:`dynamo_pulumi.api.pod_schema.object_errors`), then its
+   CEL rules (:mod:`.cel`), transition rules included on update; a failure of either rejects the
+   request before a validating webhook sees it (a schema failure before CEL runs);
 3. the validating webhook: DGD metadata (:mod:`.metadata`), DGD spec (:mod:`.graph`, which runs
    the shared component rules of :mod:`.component` per component) and, on update, the transition
    rules (:mod:`.graph_update`). For a DGD update the webhook first validates the new object on
@@ -27,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dynamo_pulumi.api.pod_schema import object_errors
 from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION
 from dynamo_pulumi.api.v1beta1 import (
     API_VERSION,
@@ -226,6 +229,9 @@ def _admit_graph_create(
     dgd: DynamoGraphDeployment, platform: Platform, request: _Request
 ) -> tuple[DynamoGraphDeployment, Findings]:
     defaulted = default_graph(dgd, platform, "create")
+    schema_errors = _schema_errors(defaulted, request)
+    if schema_errors:
+        return defaulted, Findings(errors=schema_errors)
     cel_errors = validate_graph_cel(defaulted) if request.beta_cel else restart_on_create_errors(defaulted)
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
@@ -245,6 +251,16 @@ def _compat(obj: AdmissionObject, request: _Request) -> Findings:
     from dynamo_pulumi.validation.alpha import preserved_compat_findings  # late: alpha imports this module
 
     return preserved_compat_findings(obj, request.namespace, alpha_source=request.alpha_source)
+
+
+def _schema_errors(obj: AdmissionObject, request: _Request) -> list[FieldError]:
+    """The v1beta1 CRD schema of the embedded core/v1 types, for a request sent in v1beta1.
+
+    The models enforce the rest of the schema when they are built. A v1alpha1 request meets
+    the alpha CRD's schema instead, at alpha paths, when it is loaded
+    (:func:`dynamo_pulumi.api.conversion.parse_alpha`); its conversion is not schema-checked.
+    """
+    return object_errors(obj) if request.beta_cel else []
 
 
 def _transition_cel(new: AdmissionObject, stored: AdmissionObject, request: _Request) -> list[FieldError]:
@@ -270,6 +286,9 @@ def _admit_graph_update(
     defaulted = default_graph(_carry_operator_annotations(new, stored, carried), platform, "update")
     if _is_deleting(defaulted.metadata):
         return defaulted, Findings()
+    schema_errors = _schema_errors(defaulted, request)
+    if schema_errors:
+        return defaulted, Findings(errors=schema_errors)
     cel_errors = _transition_cel(defaulted, stored, request)
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
@@ -338,6 +357,9 @@ def _admit_component_create(
     dcd: DynamoComponentDeployment, platform: Platform, request: _Request
 ) -> tuple[DynamoComponentDeployment, Findings]:
     defaulted = default_component_deployment(dcd)
+    schema_errors = _schema_errors(defaulted, request)
+    if schema_errors:
+        return defaulted, Findings(errors=schema_errors)
     cel_errors = validate_component_deployment_cel(defaulted) if request.beta_cel else []
     if cel_errors:
         return defaulted, Findings(errors=cel_errors)
@@ -355,6 +377,9 @@ def _admit_component_update(
         submitted = new.model_copy(update={"spec": new.spec.model_copy(update={"name": stored.spec.name})})
     if _is_deleting(submitted.metadata):
         return submitted, Findings()
+    schema_errors = _schema_errors(submitted, request)
+    if schema_errors:
+        return submitted, Findings(errors=schema_errors)
     cel_errors = _transition_cel(submitted, stored, request)
     if cel_errors:
         return submitted, Findings(errors=cel_errors)

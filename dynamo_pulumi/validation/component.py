@@ -17,6 +17,7 @@ a create is ``validate_component(comp)`` alone.
 
 from __future__ import annotations
 
+from dynamo_pulumi.api.pod_schema import decoded_template_errors
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import PLANNER_SERVICE_ACCOUNT_NAME
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden
@@ -43,7 +44,6 @@ from dynamo_pulumi.validation.lpx import (
     validate_lpx_update,
 )
 from dynamo_pulumi.validation.multinode import validate_multinode_type, validate_multinode_update
-from dynamo_pulumi.validation.pod_schema import validate_pod_templates
 from dynamo_pulumi.validation.provider_override import (
     SCOPE_COMPONENT,
     validate_provider_override,
@@ -59,10 +59,12 @@ SERVICE_ACCOUNT_USERNAME_PREFIX = "system:serviceaccount:"
 def validate_component(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> Findings:
     """Every stateless rule for one component, in the operator's order.
 
-    The core/v1 schema of its pod templates comes first, as the API server checks it (or, where
-    the CRD leaves a template schemaless, the webhook decodes it) before any webhook rule runs.
+    The templates the CRD embeds with their core/v1 schema were checked in admission's schema
+    stage (:func:`dynamo_pulumi.api.pod_schema.object_errors`), before any webhook rule; the
+    ones it leaves schemaless (checkpoint job, GMS client pods) fail only as the webhook decodes
+    them, which comes first here.
     """
-    errors: list[FieldError] = validate_pod_templates(comp, path)
+    errors: list[FieldError] = decoded_template_errors(comp, path)
     errors += validate_elastic_ep(comp, path, ctx)
     errors += _component_provider_override(comp, path, ctx)
     errors += validate_lpx_component(comp, path, ctx)
