@@ -70,8 +70,6 @@ def test_spec_can_be_a_dict_a_model_a_bare_spec_or_a_file(spec_form, tmp_path):
     assert _names(rec) == _names(baseline)
 
 
-@pytest.mark.xfail(strict=True, reason="render: worker hash depends on the key order of the user's YAML "
-                   "(the operator hashes Go structs, so field order cannot matter); reported to rendering")
 def test_reordering_keys_in_the_yaml_does_not_rename_workers(tmp_path):
     import yaml
 

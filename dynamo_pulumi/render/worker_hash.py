@@ -17,7 +17,8 @@ What is byte-exact and what is not:
   fields removed), the top-level field order of the DCD spec (Go declaration order), sorted map
   keys, ``omitempty`` of empty maps/strings, Go's HTML escaping, compact separators;
 * not exact: nested Kubernetes structs (PodTemplateSpec, containers, probes, ...) are serialised
-  in the order the user wrote them rather than Go's struct declaration order, and Quantity values
+  with their keys sorted (independent of the user's YAML key order, as Go's struct order is)
+  rather than in Go's struct declaration order, and Quantity values
   are kept as written rather than canonicalised. So our hash is a stable, content-sensitive
   generation id with the operator's inputs, but it will in general differ from the operator's
   8 hex characters for the same graph. Nothing in rendering depends on the value beyond
@@ -58,8 +59,20 @@ def _jsonable(value: Any) -> Any:
     return "<unknown>"
 
 
+def _canonical(value: Any) -> Any:
+    """Nested mappings with their keys sorted: the operator hashes Go structs, whose field order
+    never depends on how the user ordered the YAML, so neither may ours."""
+    if isinstance(value, dict):
+        return {k: _canonical(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
+
+
 def _ordered_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    keep = {k: v for k, v in spec.items() if k not in _EXCLUDED_SPEC_FIELDS and v not in (None, "", False)}
+    keep = {
+        k: _canonical(v) for k, v in spec.items() if k not in _EXCLUDED_SPEC_FIELDS and v not in (None, "", False)
+    }
     ordered = {k: keep[k] for k in DCD_SPEC_FIELD_ORDER if k in keep}
     ordered.update({k: v for k, v in keep.items() if k not in ordered})
     # ``name`` has no omitempty in Go.
