@@ -16,24 +16,32 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from dynamo_pulumi.api.base import (
-    DNS_LABEL_PATTERN,
-    LABEL_KEY_PATTERN,
     RUNTIME_VERSION_PATTERN,
     Bool,
     DnsLabel,
     JSONObject,
+    NonNegInt32,
     OpenModel,
     Str,
     TopologyDomain,
     WireModel,
 )
+
+# Structs whose v1alpha1 schema is the v1beta1 one are the beta models. ModelReference and
+# DynamoCheckpointIdentity are reused although beta adds minLength 1 (name, model) that the
+# alpha schema lacks.
 from dynamo_pulumi.api.v1beta1 import (
     BackendFramework,
     ConfigMapKeySelector,
     DynamoCheckpointIdentity,
+    GMSClientPodSpec,
+    KvTransferPolicy,
     ModelReference,
+    MultinodeRoleSpec,
+    PositiveInt32,
     ProviderOverride,
     Restart,
+    TopologyConstraint,
 )
 
 ALPHA_API_VERSION = "nvidia.com/v1alpha1"
@@ -45,8 +53,6 @@ QUANTITY_PATTERN = (
 )
 QuantityString = Annotated[Str, Field(pattern=QUANTITY_PATTERN)]
 Quantity = QuantityString | Annotated[int, Field(strict=True)]
-Int32Min1 = Annotated[int, Field(strict=True, ge=1, le=2**31 - 1)]
-Int32Min0 = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]
 AlphaGMSMode = Literal["intraPod", "interPod"]
 StringMap = dict[str, Str]
 #: A core/v1 Container, EnvVar, Probe, ... kept as the user's mapping.
@@ -96,6 +102,8 @@ class FrontendSidecarSpec(WireModel):
 
 
 class ScalingAdapter(WireModel):
+    """Differs from beta: an ``enabled`` flag (beta's is presence-only)."""
+
     enabled: Bool | None = None
 
 
@@ -116,12 +124,9 @@ class IngressSpec(WireModel):
     ingress_controller_class_name: Str | None = None
 
 
-class GMSClientPodSpec(WireModel):
-    name: Annotated[Str, Field(min_length=1, max_length=63, pattern=DNS_LABEL_PATTERN)]
-    pod_template: JSONObject
-
-
 class GPUMemoryServiceSpec(WireModel):
+    """Differs from beta: required ``enabled``, camelCase modes."""
+
     enabled: Bool
     mode: AlphaGMSMode | None = None
     device_class_name: Str | None = None
@@ -130,17 +135,23 @@ class GPUMemoryServiceSpec(WireModel):
 
 
 class FailoverSpec(WireModel):
+    """Differs from beta: required ``enabled``, camelCase modes, no ``numShadows`` maximum."""
+
     enabled: Bool
     mode: AlphaGMSMode | None = None
-    num_shadows: Int32Min1 | None = None
+    num_shadows: PositiveInt32 | None = None
 
 
 class CheckpointJobConfig(WireModel):
+    """Schema as beta's, but names are not pattern-checked here (a bad one fails after conversion)."""
+
     gms_client_containers: list[Str] | None = None
     pod_template: JSONObject | None = None
 
 
 class ServiceCheckpointConfig(WireModel):
+    """Differs from beta: ``enabled`` optional (CRD default false)."""
+
     enabled: Bool | None = None
     mode: Literal["Auto", "Manual"] | None = None
     startup_policy: Literal["Immediate", "WaitForCheckpoint"] | None = None
@@ -152,22 +163,18 @@ class ServiceCheckpointConfig(WireModel):
 
 
 class EPPConfig(WireModel):
+    """Differs from beta: the alpha schema has no exactly-one-of CEL rule."""
+
     config_map_ref: ConfigMapKeySelector | None = None
     config: JSONObject | None = None
 
 
-class MultinodeRoleSpec(WireModel):
-    provider_override: ProviderOverride | None = None
-
-
 class MultinodeSpec(WireModel):
+    """Differs from beta: the alpha schema lists ``nodeCount`` as required (default 2)."""
+
     node_count: Annotated[int, Field(strict=True, ge=2, le=2**31 - 1)] | None = None
     leader: MultinodeRoleSpec | None = None
     worker: MultinodeRoleSpec | None = None
-
-
-class TopologyConstraint(WireModel):
-    pack_domain: TopologyDomain
 
 
 class Autoscaling(OpenModel):
@@ -207,8 +214,8 @@ class DynamoComponentDeploymentSharedSpec(WireModel):
     extra_pod_spec: K8sObject | None = None
     liveness_probe: K8sObject | None = None
     readiness_probe: K8sObject | None = None
-    replicas: Int32Min0 | None = None
-    min_available: Int32Min1 | None = None
+    replicas: NonNegInt32 | None = None
+    min_available: PositiveInt32 | None = None
     multinode: MultinodeSpec | None = None
     scaling_adapter: ScalingAdapter | None = None
     epp_config: EPPConfig | None = None
@@ -238,19 +245,15 @@ class PVC(WireModel):
 
 
 class SpecTopologyConstraint(WireModel):
+    """Differs from beta: ``topologyProfile`` where beta has ``clusterTopologyName``."""
+
     topology_profile: Annotated[Str, Field(min_length=1)]
     pack_domain: TopologyDomain | None = None
 
 
-class KvTransferPolicy(WireModel):
-    cluster_topology_name: Annotated[Str, Field(min_length=1)] | None = None
-    label_key: Annotated[Str, Field(min_length=1, max_length=317, pattern=LABEL_KEY_PATTERN)] | None = None
-    domain: TopologyDomain
-    enforcement: Literal["required", "preferred"] | None = None
-    preferred_weight: Annotated[float, Field(strict=False, ge=0, le=1)] | None = None
-
-
 class DynamoGraphDeploymentExperimentalSpec(WireModel):
+    """Differs from beta's model: no ``componentGroups``."""
+
     kv_transfer_policy: KvTransferPolicy | None = None
 
 
@@ -306,7 +309,7 @@ class DynamoGraphDeploymentServiceRef(WireModel):
 
 
 class DynamoGraphDeploymentScalingAdapterSpec(WireModel):
-    replicas: Int32Min0
+    replicas: NonNegInt32
     dgd_ref: DynamoGraphDeploymentServiceRef
 
 
