@@ -105,35 +105,34 @@ def _multinode_to_hub(multinode: alpha.MultinodeSpec) -> dict[str, Any]:
     return out
 
 
+def _non_empty(wire: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The ``keys`` of a wire dict that are set and not empty/zero/false, in ``keys`` order."""
+    return {key: wire[key] for key in keys if wire.get(key)}
+
+
+def _mode_feature_to_hub(
+    feature: alpha.GPUMemoryServiceSpec | alpha.FailoverSpec, keys: tuple[str, ...]
+) -> dict[str, Any]:
+    """An enabled GMS/failover spec: ``mode`` in beta casing, then the non-empty ``keys``."""
+    out: dict[str, Any] = {"mode": _GMS_MODES[feature.mode]} if feature.mode else {}
+    return out | _non_empty(feature.to_wire(), keys)
+
+
 def _gms_to_hub(gms: alpha.GPUMemoryServiceSpec) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if gms.mode:
-        out["mode"] = _GMS_MODES[gms.mode]
-    if gms.device_class_name:
-        out["deviceClassName"] = gms.device_class_name
-    if gms.extra_client_containers:
-        out["extraClientContainers"] = list(gms.extra_client_containers)
-    if gms.extra_client_pods:
-        out["extraClientPods"] = [p.to_wire() for p in gms.extra_client_pods]
-    return out
+    return _mode_feature_to_hub(gms, ("deviceClassName", "extraClientContainers", "extraClientPods"))
 
 
 def _failover_to_hub(failover: alpha.FailoverSpec) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if failover.mode:
-        out["mode"] = _GMS_MODES[failover.mode]
-    if failover.num_shadows:
-        out["numShadows"] = failover.num_shadows
-    return out
+    return _mode_feature_to_hub(failover, ("numShadows",))
 
 
 def _checkpoint_to_hub(cp: alpha.ServiceCheckpointConfig) -> dict[str, Any]:
     """Converted whether enabled or not (``enabled`` is required in beta; CRD default false)."""
     wire = cp.to_wire()
     out: dict[str, Any] = {"enabled": bool(cp.enabled)}
-    for key in ("mode", "startupPolicy", "deletionPolicy", "checkpointRef", "identity", "targetContainerName"):
-        if wire.get(key):
-            out[key] = wire[key]
+    out |= _non_empty(
+        wire, ("mode", "startupPolicy", "deletionPolicy", "checkpointRef", "identity", "targetContainerName")
+    )
     if cp.job is not None:
         out["job"] = cp.job.to_wire()
     return out
