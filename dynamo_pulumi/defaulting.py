@@ -9,8 +9,9 @@ DGD, every operation:
   * component ``replicas`` nil -> 1;
   * explicit ``leader``/``worker`` roles of a multinode component: nil ``replicas`` -> 1 and
     ``nodeCount - 1``;
-  * ``providerOverride.target`` filled (root, component, leader/worker roles) when the provider
-    context resolves to exactly one target;
+  * ``providerOverride.target`` filled (root, component, leader/worker roles in either spelling,
+    ``roles[].providerOverride`` or ``multinode.leader|worker.providerOverride``) when the
+    provider context resolves to exactly one target;
   * on the Grove provider, only for a DGD that still uses the legacy component ``minAvailable``
     somewhere (an existing legacy deployment), component ``minAvailable`` nil -> 1 where the
     component has no native minimum either. A new Grove DGD without any legacy minimum is left
@@ -35,6 +36,7 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoComponentDeployment,
     DynamoComponentDeploymentSharedSpec,
     DynamoGraphDeployment,
+    MultinodeSpec,
     ProviderOverride,
 )
 from dynamo_pulumi.constants import (
@@ -202,7 +204,27 @@ def _default_component(
         roles = [_default_role(r, comp, provider) for r in comp.roles]
         if any(new is not old for new, old in zip(roles, comp.roles, strict=True)):
             update["roles"] = roles
+    if comp.multinode is not None:
+        multinode = _default_multinode_roles(comp.multinode, comp, provider)
+        if multinode is not comp.multinode:
+            update["multinode"] = multinode
     return comp.model_copy(update=update) if update else comp
+
+
+def _default_multinode_roles(
+    multinode: MultinodeSpec, comp: ComponentSpecFields, provider: str | None
+) -> MultinodeSpec:
+    """The provider-override target of ``multinode.leader|worker`` (the snapshot's role spelling)."""
+    update: dict[str, object] = {}
+    for role in (ROLE_LEADER, ROLE_WORKER):
+        spec = getattr(multinode, role)
+        scope = role_scope(role)
+        if spec is None or spec.provider_override is None or scope is None:
+            continue
+        po = _default_target(spec.provider_override, provider, scope, comp)
+        if po is not spec.provider_override:
+            update[role] = spec.model_copy(update={"provider_override": po})
+    return multinode.model_copy(update=update) if update else multinode
 
 
 def _default_role(

@@ -216,6 +216,39 @@ def test_role_targets_default_for_multinode_leader_and_worker() -> None:
     assert [r.provider_override.target for r in roles if r.provider_override] == ["PodCliqueTemplateSpec"] * 2
 
 
+def test_multinode_role_targets_default_for_leader_and_worker() -> None:
+    """The snapshot spelling ``multinode.<role>.providerOverride`` is defaulted like roles[]."""
+    comp = {
+        "name": "w",
+        "multinode": {
+            "nodeCount": 2,
+            "leader": {"providerOverride": GROVE_PO},
+            "worker": {"providerOverride": {**GROVE_PO, "target": "PodCliqueSet"}},
+        },
+    }
+    wire = graph(comp)
+    before = copy.deepcopy(wire)
+    multinode = default_graph(load(wire), GROVE).components[0].multinode
+    assert multinode is not None and multinode.leader is not None and multinode.worker is not None
+    assert multinode.leader.provider_override is not None
+    assert multinode.leader.provider_override.target == "PodCliqueTemplateSpec"
+    assert multinode.worker.provider_override is not None
+    assert multinode.worker.provider_override.target == "PodCliqueSet"  # an explicit target is kept
+    assert wire == before
+
+
+def test_multinode_role_target_is_not_defaulted_for_inter_pod_gms_or_off_grove() -> None:
+    comp = {
+        "name": "w",
+        "multinode": {"nodeCount": 2, "leader": {"providerOverride": GROVE_PO}},
+        "experimental": {"gpuMemoryService": {"mode": "InterPod"}},
+    }
+    for dgd in (default_graph(load(graph(comp)), GROVE), default_graph(load(graph(comp)), NO_GROVE)):
+        leader = dgd.components[0].multinode.leader  # type: ignore[union-attr]
+        assert leader is not None and leader.provider_override is not None
+        assert leader.provider_override.target is None
+
+
 def test_role_target_is_not_defaulted_for_inter_pod_gms() -> None:
     comp = {
         "name": "w",

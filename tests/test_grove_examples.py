@@ -400,6 +400,27 @@ def test_provider_overrides_land_on_their_named_grove_entries() -> None:
     assert "topologyConstraint" not in cliques["worker-wkr"]
 
 
+def test_multinode_role_overrides_render_like_role_overrides() -> None:
+    """The snapshot spelling ``multinode.<role>.providerOverride`` lands on ``<c>-ldr`` / ``<c>-wkr``."""
+    host = {"topologyConstraint": {"pack": {"required": "host"}}}
+    rack = {"topologyConstraint": {"pack": {"required": "rack"}}}
+
+    def po(value: dict[str, Any]) -> dict[str, Any]:
+        return {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueTemplateSpec", "value": value}
+
+    legacy = component("Worker", multinode={"nodeCount": 3, "leader": {"providerOverride": po(host)},
+                                            "worker": {"providerOverride": po(rack)}})
+    roles = component("Worker", multinode={"nodeCount": 3}, roles=[
+        {"name": "leader", "providerOverride": po(host)}, {"name": "worker", "providerOverride": po(rack)}])
+    rendered = by_name(_template(graph([legacy]))["cliques"])
+    assert rendered["worker-ldr"]["topologyConstraint"] == host["topologyConstraint"]
+    assert rendered["worker-wkr"]["topologyConstraint"] == rack["topologyConstraint"]
+    expected = by_name(_template(graph([roles]))["cliques"])
+    assert {k: v.get("topologyConstraint") for k, v in rendered.items()} == {
+        k: v.get("topologyConstraint") for k, v in expected.items()
+    }
+
+
 # --- what needs the cluster -------------------------------------------------------------------------
 
 

@@ -122,6 +122,16 @@ def test_override_with_missing_destination_is_a_render_error() -> None:
         compose_overrides(dgd, pcs)
 
 
+def test_multinode_role_override_with_missing_clique_names_its_own_path() -> None:
+    override = {"apiVersion": "grove.io/v1alpha1", "target": "PodCliqueTemplateSpec",
+                "value": {"topologyConstraint": {"pack": {"required": "host"}}}}
+    dgd = graph([component("worker", multinode={"nodeCount": 2, "worker": {"providerOverride": override}})])
+    pcs = {"spec": {"template": {"cliques": [{"name": "worker-ldr"}]}}}
+    with pytest.raises(RenderError, match='no cliques entry named "worker-wkr') as raised:
+        compose_overrides(dgd, pcs)
+    assert "spec.components[0].multinode.worker.providerOverride" in str(raised.value)
+
+
 def test_rolling_update_override_is_copied_onto_the_clique() -> None:
     dgd = graph([component("Worker", providerOverride={
         "apiVersion": "grove.io/v1alpha1", "value": {"rollingUpdate": {"maxUnavailable": 2}}})])

@@ -250,3 +250,101 @@ def test_role_override_rejects_a_native_minimum() -> None:
         f"{P}.roles[0].providerOverride.value.spec.minAvailable: Forbidden: is not supported in role provider "
         "overrides; only topologyConstraint is allowed, set the native minimum on the component providerOverride"
     ]
+
+
+# --- role overrides in the snapshot spelling: multinode.leader|worker.providerOverride -------------
+
+ML = f"{P}.multinode.leader.providerOverride"
+MW = f"{P}.multinode.worker.providerOverride"
+
+
+def legacy_worker(leader: Any = None, worker_po: Any = None, **wire: Any) -> dict[str, Any]:
+    """A multinode worker whose role overrides use ``multinode.<role>.providerOverride`` (ERRATA 38)."""
+    multinode: dict[str, Any] = {"nodeCount": 2}
+    if leader is not None:
+        multinode["leader"] = {"providerOverride": leader}
+    if worker_po is not None:
+        multinode["worker"] = {"providerOverride": worker_po}
+    return worker(multinode=multinode, **wire)
+
+
+def test_multinode_role_override_is_valid_and_budget_is_forbidden() -> None:
+    assert errors(legacy_worker(po(), po()), grove_ctx()) == []
+    budget = po(value={"rollingUpdate": {"maxUnavailable": 1}})
+    assert errors(legacy_worker(worker_po=budget), grove_ctx()) == [
+        f"{MW}.value.rollingUpdate: Forbidden: member cliques use the owning component's rollingUpdate budget"
+    ]
+
+
+def test_multinode_role_override_rejects_a_native_minimum() -> None:
+    assert errors(legacy_worker(po(value={"spec": {"minAvailable": 2}})), grove_ctx()) == [
+        f"{ML}.value.spec.minAvailable: Forbidden: is not supported in role provider overrides; only "
+        "topologyConstraint is allowed, set the native minimum on the component providerOverride"
+    ]
+
+
+def test_multinode_role_override_value_with_dynamo_owned_field_is_forbidden() -> None:
+    value = {"topologyConstraint": {"packDomain": "rack"}, "replicas": 2}
+    assert errors(legacy_worker(po(value=value)), grove_ctx()) == [
+        f"{ML}.value.replicas: Forbidden: is Dynamo-owned or not enabled for provider override"
+    ]
+
+
+def test_multinode_role_override_identity_rules() -> None:
+    assert errors(legacy_worker(po(api="apps/v1")), grove_ctx()) == [
+        f'{ML}.apiVersion: Unsupported value: "apps/v1": supported values: "grove.io/v1alpha1"'
+    ]
+    assert errors(legacy_worker(po(target=None)), grove_ctx()) == [
+        f"{ML}.target: Required value: must be defaulted from the provider context"
+    ]
+    assert errors(legacy_worker(po("PodCliqueScalingGroupConfig")), grove_ctx()) == [
+        f'{ML}.target: Invalid value: "PodCliqueScalingGroupConfig": '
+        'must match the provider-context target "PodCliqueTemplateSpec"'
+    ]
+
+
+def test_multinode_role_override_needs_a_materialized_grove_provider() -> None:
+    assert errors(legacy_worker(po()), dgd_ctx(workload_provider="component")) == [
+        f'{ML}: Forbidden: requires workload provider "grove", but "component" is selected'
+    ]
+    assert errors(legacy_worker(po()), dgd_ctx("update")) == [
+        f'{ML}: Forbidden: requires controller-owned annotation "nvidia.com/workload-provider" '
+        "to be materialized; wait for controller adoption and retry"
+    ]
+
+
+def test_multinode_role_override_on_standalone_dcd_is_forbidden() -> None:
+    wire = legacy_worker(po())
+    del wire["name"]
+    assert errors(wire, dcd_ctx()) == [
+        "spec.multinode.leader.providerOverride: Forbidden: provider overrides are supported only for "
+        "components embedded in a DynamoGraphDeployment"
+    ]
+
+
+def test_multinode_role_override_on_inter_pod_gms_component_is_forbidden() -> None:
+    gpu_main = {"name": "main", "image": "img:1.5.0", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    wire = legacy_worker(
+        po(),
+        podTemplate={"spec": {"containers": [gpu_main]}},
+        experimental={"gpuMemoryService": {"mode": "InterPod"}},
+    )
+    assert errors(wire, grove_ctx()) == [
+        f'{ML}: Forbidden: scope "roles.leader" is not supported for inter-pod GMS components'
+    ]
+
+
+def test_multinode_role_override_on_lpx_component_is_forbidden() -> None:
+    wire = legacy_worker(po(), type="lpx")
+    assert f"{ML}: Forbidden: LPX roles do not support provider overrides" in errors(wire, grove_ctx())
+
+
+def test_multinode_role_override_api_version_and_target_are_immutable_on_update() -> None:
+    old = legacy_worker(po(), po())
+    assert update_errors(old, old) == []
+    new = legacy_worker(po(api="grove.io/v1beta1"), po(target="PodCliqueScalingGroupConfig"))
+    assert update_errors(old, new) == [
+        f'{ML}.apiVersion: Invalid value: "grove.io/v1beta1": field is immutable',
+        f'{MW}.target: Invalid value: "PodCliqueScalingGroupConfig": field is immutable',
+    ]
+    assert update_errors(legacy_worker(), legacy_worker(po())) == []

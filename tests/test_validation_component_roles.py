@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validation_component_support import IMAGE, P, errors, main, template, update_errors, worker
+from validation_component_support import IMAGE, P, errors, grove_ctx, main, template, update_errors, worker
 
 
 def mn(**wire: Any) -> dict[str, Any]:
@@ -108,6 +108,23 @@ def test_role_templates_cannot_be_combined_with_gms_or_failover() -> None:
         f"{P}.experimental.failover: Forbidden: cannot be combined with role PodTemplates because this layout "
         "requires operator-managed launch wiring",
     ]
+
+
+def test_role_override_and_multinode_role_override_cannot_be_combined() -> None:
+    """One role's override comes from roles[] or from the snapshot's multinode.<role>, not both."""
+    override = {
+        "apiVersion": "grove.io/v1alpha1",
+        "target": "PodCliqueTemplateSpec",
+        "value": {"topologyConstraint": {"packDomain": "rack"}},
+    }
+    roles = [{"name": "leader", "providerOverride": override}, {"name": "worker"}]
+    both = worker(roles=roles, multinode={"nodeCount": 3, "leader": {"providerOverride": override}})
+    assert errors(both, grove_ctx()) == [
+        f"{P}.multinode.leader.providerOverride: Forbidden: cannot be combined with roles[].providerOverride; use one"
+    ]
+    # Different roles may use different spellings.
+    split = worker(roles=roles, multinode={"nodeCount": 3, "worker": {"providerOverride": override}})
+    assert errors(split, grove_ctx()) == []
 
 
 def test_role_names_are_immutable_on_update() -> None:

@@ -153,6 +153,17 @@ def test_root_override_writing_template_topology_conflicts_with_typed_topology()
     assert FieldError(ErrorType.FORBIDDEN, "spec.providerOverride.value", OVERRIDE_MSG) in errors(dgd)
 
 
+def test_role_overrides_writing_topology_conflict_with_typed_topology_in_either_spelling() -> None:
+    po = {"apiVersion": "grove.io/v1alpha1", "value": {"topologyConstraint": {"packDomain": "rack"}}}
+    roles = component(multinode={"nodeCount": 2}, roles=[{"name": "leader", "providerOverride": po}, {"name": "worker"}])
+    legacy = component("prefill", multinode={"nodeCount": 2, "worker": {"providerOverride": po}})
+    found = errors(graph(roles, legacy, topologyConstraint=topo("rack")))
+    assert [str(e) for e in found if e.detail == OVERRIDE_MSG] == [
+        f"spec.components[0].roles[0].providerOverride.value: Forbidden: {OVERRIDE_MSG}",
+        f"spec.components[1].multinode.worker.providerOverride.value: Forbidden: {OVERRIDE_MSG}",
+    ]
+
+
 def test_override_without_topology_composes_with_typed_topology() -> None:
     po = {"apiVersion": "grove.io/v1alpha1", "value": {"minAvailable": 1}}
     dgd = graph(component(providerOverride=po), topologyConstraint=topo("rack"))

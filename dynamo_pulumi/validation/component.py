@@ -50,7 +50,11 @@ from dynamo_pulumi.validation.provider_override import (
     validate_provider_override_update,
     writes_grove_topology,
 )
-from dynamo_pulumi.validation.roles import validate_roles, validate_roles_update
+from dynamo_pulumi.validation.roles import (
+    validate_multinode_role_overrides_update,
+    validate_roles,
+    validate_roles_update,
+)
 from dynamo_pulumi.validation.sidecars import validate_dynamo_sidecar, validate_frontend_sidecar
 
 SERVICE_ACCOUNT_USERNAME_PREFIX = "system:serviceaccount:"
@@ -94,6 +98,7 @@ def validate_component_update(
     errors += validate_multinode_update(new, old, path)
     if new.is_multinode == old.is_multinode and not is_lpx(new) and not is_lpx(old):
         errors += validate_roles_update(new, old, path.child("roles"))
+        errors += validate_multinode_role_overrides_update(new, old, path)
     errors += validate_multinode_type(new, old, path)
     errors += validate_lpx_update(new, old, path)
     errors += validate_lpx_gate_update(new, old, path, ctx)

@@ -22,6 +22,7 @@ LPX_REQUIRED_ROLES = (LPX_ROLE_AGENT,)
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 LOCAL_PARTITIONS_MODE_ALL = "All"
 LOCAL_PARTITIONS_MODE_IDS = "IDs"
+MSG_LPX_ROLE_OVERRIDE = "LPX roles do not support provider overrides"
 
 
 def validate_lpx_component(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) -> list[FieldError]:
@@ -122,7 +123,7 @@ def validate_lpx_role(role: ComponentRoleSpec, path: Path) -> list[FieldError]:
     elif role.name == LPX_ROLE_AGENT:
         errors.append(required(path.child("podTemplate"), "the LPX agent role requires a podTemplate"))
     if role.provider_override is not None:
-        errors.append(forbidden(path.child("providerOverride"), "LPX roles do not support provider overrides"))
+        errors.append(forbidden(path.child("providerOverride"), MSG_LPX_ROLE_OVERRIDE))
     return errors
 
 

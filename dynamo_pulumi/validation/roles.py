@@ -3,6 +3,10 @@
 A multinode component's role cardinality is fixed by ``nodeCount``; role templates are a complete
 alternative to the component template (all roles or none), because supplying them hands the
 backend launch wiring to the user.
+
+A role's Grove provider override has two spellings: ``roles[].providerOverride`` and the operator
+snapshot's ``multinode.leader|worker.providerOverride`` (ERRATA 38). Both get the same role-scope
+V-PO rules, each at its own field path; setting both for one role is refused.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields
+from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields, ProviderOverride
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_GPU_POWER_LIMIT,
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
@@ -37,6 +41,7 @@ from dynamo_pulumi.validation.context import ValidationContext
 from dynamo_pulumi.validation.lpx import (
     LPX_REQUIRED_ROLES,
     LPX_ROLES,
+    MSG_LPX_ROLE_OVERRIDE,
     validate_lpx_conductor_templates,
     validate_lpx_role,
 )
@@ -50,6 +55,7 @@ ROLE_LEADER = "leader"
 ROLE_WORKER = "worker"
 MULTINODE_ROLES = (ROLE_LEADER, ROLE_WORKER)
 VLLM_DISTRIBUTED_EXECUTOR_BACKENDS = ("mp", "ray")
+MSG_BOTH_ROLE_OVERRIDE_SPELLINGS = "cannot be combined with roles[].providerOverride; use one"
 
 
 def expected_role_replicas(role: str, node_count: int) -> int:
@@ -69,6 +75,42 @@ def validate_roles(comp: ComponentSpecFields, path: Path, ctx: ValidationContext
                 "cannot be combined with roles[].podTemplate; choose one complete PodTemplate source mode",
             )
         )
+    return errors + validate_multinode_role_overrides(comp, path, ctx)
+
+
+def multinode_role_override(comp: ComponentSpecFields, role: str) -> ProviderOverride | None:
+    """The override of ``multinode.<role>.providerOverride`` (the snapshot spelling), if set."""
+    spec = getattr(comp.multinode, role, None) if comp.multinode is not None else None
+    return spec.provider_override if spec is not None else None
+
+
+def multinode_role_override_path(path: Path, role: str) -> Path:
+    return path.child("multinode", role, "providerOverride")
+
+
+def _explicit_role_override(comp: ComponentSpecFields, role: str) -> ProviderOverride | None:
+    for spec in comp.roles or []:
+        if spec.name == role and spec.provider_override is not None:
+            return spec.provider_override
+    return None
+
+
+def validate_multinode_role_overrides(
+    comp: ComponentSpecFields, path: Path, ctx: ValidationContext
+) -> list[FieldError]:
+    """``multinode.leader|worker.providerOverride``: the role-scope V-PO rules at their own path."""
+    errors: list[FieldError] = []
+    for role in MULTINODE_ROLES:
+        po = multinode_role_override(comp, role)
+        if po is None:
+            continue
+        po_path = multinode_role_override_path(path, role)
+        if is_lpx(comp):
+            errors.append(forbidden(po_path, MSG_LPX_ROLE_OVERRIDE))
+        elif _explicit_role_override(comp, role) is not None:
+            errors.append(forbidden(po_path, MSG_BOTH_ROLE_OVERRIDE_SPELLINGS))
+        else:
+            errors += validate_provider_override(po, po_path, ctx, ROLE_SCOPES[role], comp)
     return errors
 
 
@@ -213,4 +255,18 @@ def validate_roles_update(new: ComponentSpecFields, old: ComponentSpecFields, pa
             )
     if {r.name for r in new_roles} != set(old_by_name):
         errors.append(invalid(path, [r.to_wire() for r in new_roles], "role names are immutable after creation"))
+    return errors
+
+
+def validate_multinode_role_overrides_update(
+    new: ComponentSpecFields, old: ComponentSpecFields, path: Path
+) -> list[FieldError]:
+    """``apiVersion``/``target`` of a ``multinode.<role>.providerOverride`` present before and after."""
+    errors: list[FieldError] = []
+    for role in MULTINODE_ROLES:
+        errors += validate_provider_override_update(
+            multinode_role_override(new, role),
+            multinode_role_override(old, role),
+            multinode_role_override_path(path, role),
+        )
     return errors

@@ -19,9 +19,11 @@ from dynamo_pulumi.api.v1beta1 import (
     ProviderOverride,
     SpecTopologyConstraint,
 )
-from dynamo_pulumi.constants import WORKLOAD_PROVIDER_GROVE
+from dynamo_pulumi.constants import ROLE_LEADER, ROLE_WORKER, WORKLOAD_PROVIDER_GROVE
 from dynamo_pulumi.defaulting import (
     SCOPE_COMPONENT,
+    SCOPE_ROLES_LEADER,
+    SCOPE_ROLES_WORKER,
     SCOPE_ROOT,
     TARGET_POD_CLIQUE_SET,
     expected_target,
@@ -177,6 +179,16 @@ def _override_composition_errors(dgd: DynamoGraphDeployment, provider: str | Non
                 errors.append(
                     forbidden(
                         path.child("roles").index(j).child("providerOverride", "value"), MSG_TYPED_VS_OVERRIDE
+                    )
+                )
+        for role_name, scope in ((ROLE_LEADER, SCOPE_ROLES_LEADER), (ROLE_WORKER, SCOPE_ROLES_WORKER)):
+            # The snapshot spelling of a role override, ``multinode.<role>.providerOverride``.
+            spec = getattr(comp.multinode, role_name, None) if comp.multinode is not None else None
+            po = spec.provider_override if spec is not None else None
+            if _writes_topology(po, provider, scope, comp):
+                errors.append(
+                    forbidden(
+                        path.child("multinode", role_name, "providerOverride", "value"), MSG_TYPED_VS_OVERRIDE
                     )
                 )
     return errors

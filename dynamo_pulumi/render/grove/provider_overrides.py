@@ -8,8 +8,9 @@ untouched (``ComposeGroveOverrides``):
 * ``components[].providerOverride``: ``topologyConstraint`` and ``rollingUpdate`` land on the clique
   (``PodCliqueTemplateSpec``) or scaling group (``PodCliqueScalingGroupConfig``) named after the
   component; the native minimum is read during rendering (:func:`effective_min_available`);
-* ``components[].roles[leader|worker].providerOverride``: ``topologyConstraint`` on ``<c>-ldr`` /
-  ``<c>-wkr``.
+* ``components[].roles[leader|worker].providerOverride`` (or the snapshot spelling
+  ``components[].multinode.leader|worker.providerOverride``; ``roles[]`` wins, admission refuses
+  both): ``topologyConstraint`` on ``<c>-ldr`` / ``<c>-wkr``.
 
 A destination that was not rendered is a render error, as in the operator.
 """
@@ -76,14 +77,22 @@ def compose_overrides(dgd: DynamoGraphDeployment, pcs: dict[str, Any]) -> dict[s
         path = f"spec.components[{i}]"
         if component.provider_override is not None:
             _apply_component(pcs, component, component.provider_override, f"{path}.providerOverride")
-        for j, role in enumerate(component.roles or []):
-            suffix = _ROLE_SUFFIXES.get(role.name)
-            if role.provider_override is None or suffix is None:
+        for role, suffix in _ROLE_SUFFIXES.items():
+            override = component.role_provider_override(role)
+            if override is None:
                 continue
             clique = f"{component.name}-{suffix}".lower()
-            fragment = _pick(role.provider_override.value or {}, ("topologyConstraint",))
-            _set_on_entry(pcs, "cliques", clique, fragment, f"{path}.roles[{j}].providerOverride")
+            fragment = _pick(override.value or {}, ("topologyConstraint",))
+            _set_on_entry(pcs, "cliques", clique, fragment, _role_override_path(component, role, path))
     return pcs
+
+
+def _role_override_path(component: ComponentSpecFields, role: str, path: str) -> str:
+    """Where a role's override was written: ``roles[j]`` first, else ``multinode.<role>``."""
+    for j, spec in enumerate(component.roles or []):
+        if spec.name == role and spec.provider_override is not None:
+            return f"{path}.roles[{j}].providerOverride"
+    return f"{path}.multinode.{role}.providerOverride"
 
 
 def _apply_root(pcs: dict[str, Any], override: ProviderOverride) -> None:
