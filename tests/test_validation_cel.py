@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from validation_graph_support import IMAGE, component, graph
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import ErrorType, FieldError
@@ -13,24 +14,6 @@ from dynamo_pulumi.validation.cel import (
     validate_component_deployment_cel,
     validate_graph_cel,
 )
-
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
-
-
-def component(name: str = "worker", **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "name": name,
-        "type": "worker",
-        "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}},
-    }
-    return base | fields
-
-
-def graph(*components: dict[str, Any], **spec: Any) -> DynamoGraphDeployment:
-    comps = list(components) or [component()]
-    return DynamoGraphDeployment.model_validate(
-        {"metadata": {"name": "g"}, "spec": {"backendFramework": "vllm", "components": comps, **spec}}
-    )
 
 
 def cel(path: str, node: str, message: str) -> FieldError:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from validation_graph_support import component, graph
+
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import ErrorType, FieldError
 from dynamo_pulumi.loading import load_documents
@@ -12,29 +14,9 @@ from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation import validate, validate_update
 from dynamo_pulumi.validation.graph import grove_pathway, restart_order_errors
 
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
 GROVE = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}})
 NO_GROVE = Platform()
 COMPONENT_PROVIDER_REASON = 'requires the Grove pathway, but workload provider "component" is selected'
-
-
-def component(name: str = "worker", **fields: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "type": "worker",
-        "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}},
-    } | fields
-
-
-def graph(
-    *components: dict[str, Any], name: str = "g", annotations: dict[str, str] | None = None, **spec: Any
-) -> DynamoGraphDeployment:
-    meta: dict[str, Any] = {"name": name}
-    if annotations is not None:
-        meta["annotations"] = annotations
-    comps = list(components) if components else [component()]
-    body = {"backendFramework": "vllm", "components": comps} | spec
-    return DynamoGraphDeployment.model_validate({"metadata": meta, "spec": body})
 
 
 def errors_at(dgd: DynamoGraphDeployment, prefix: str, platform: Platform = NO_GROVE) -> list[FieldError]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from validation_graph_support import IMAGE, component, graph
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError
@@ -13,37 +14,9 @@ from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation import check, graph_context, validate, validate_update
 from dynamo_pulumi.validation.graph_update import workload_provider_update_errors
 
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
 PROVIDER = "nvidia.com/workload-provider"
 PROVIDER_PATH = f"metadata.annotations[{PROVIDER}]"
 OPERATOR = "system:serviceaccount:dynamo-system:dynamo-operator"
-
-
-def component(name: str = "worker", **fields: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "type": "worker",
-        "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}},
-    } | fields
-
-
-def graph(
-    *components: dict[str, Any],
-    annotations: dict[str, str] | None = None,
-    status: dict[str, Any] | None = None,
-    metadata: dict[str, Any] | None = None,
-    **spec: Any,
-) -> DynamoGraphDeployment:
-    meta: dict[str, Any] = {"name": "g"} | (metadata or {})
-    if annotations is not None:
-        meta["annotations"] = annotations
-    body: dict[str, Any] = {
-        "metadata": meta,
-        "spec": {"backendFramework": "vllm", "components": list(components) or [component()]} | spec,
-    }
-    if status is not None:
-        body["status"] = status
-    return DynamoGraphDeployment.model_validate(body)
 
 
 def update(
