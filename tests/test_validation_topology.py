@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from validation_graph_support import component, graph
+
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import ErrorType, FieldError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation import validate
 from dynamo_pulumi.validation.topology import dns1123_subdomain_errors
 
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
 LEVELS = ["region", "zone", "block", "rack", "host"]
 GROVE = Platform.model_validate(
     {"orchestrators": {"grove": {"enabled": True}}, "cluster": {"clusterTopologies": {"topo": LEVELS}}}
@@ -22,24 +23,6 @@ OVERRIDE_MSG = (
     "cannot be combined with spec.topologyConstraint or components[].topologyConstraint; use either the typed "
     "topology API or provider-native Grove topology overrides"
 )
-
-
-def component(name: str = "worker", **fields: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "type": "worker",
-        "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}},
-    } | fields
-
-
-def graph(*components: dict[str, Any], generation: int | None = None, **spec: Any) -> DynamoGraphDeployment:
-    meta: dict[str, Any] = {"name": "g"}
-    if generation is not None:
-        meta["generation"] = generation
-    comps = list(components) or [component()]
-    return DynamoGraphDeployment.model_validate(
-        {"metadata": meta, "spec": {"backendFramework": "vllm", "components": comps} | spec}
-    )
 
 
 def errors(dgd: DynamoGraphDeployment, platform: Platform = GROVE) -> list[FieldError]:
