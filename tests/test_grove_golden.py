@@ -3,13 +3,13 @@ shared golden comparator (subset match with ``$pattern``/``$var`` directives).""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
+from golden_support import load_golden_tool
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.defaulting import default_graph
@@ -19,23 +19,12 @@ from dynamo_pulumi.render.grove import render_grove
 NAMESPACE = "clusterenv-golden"
 
 
-def _golden_tool(conformance: Path) -> ModuleType:
-    path = conformance.parent / "tools" / "golden.py"
-    if not path.is_file():
-        pytest.skip("../shared/tools/golden.py is not present")
-    spec = importlib.util.spec_from_file_location("golden_tool", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def scenario(conformance_dir: Path) -> tuple[ModuleType, Path]:
     folder = conformance_dir / "golden" / "dgd" / "grove"
     if not folder.is_dir():
         pytest.skip("golden dgd/grove scenario is absent")
-    return _golden_tool(conformance_dir), folder
+    return load_golden_tool(conformance_dir.parent / "tools"), folder
 
 
 def _render(tool: ModuleType, folder: Path) -> list[dict[str, Any]]:

@@ -10,13 +10,13 @@ shows. Here those defaults are applied to built-in workloads only.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
+from golden_support import load_golden_tool
 
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.platform import Platform
@@ -29,13 +29,7 @@ BUILT_IN_WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "Job", "Pod
 
 
 def _golden_tool(shared: Path) -> ModuleType:
-    path = shared / "tools" / "golden.py"
-    if not path.is_file():
-        pytest.skip("../shared/tools/golden.py is not present")
-    spec = importlib.util.spec_from_file_location("golden_tool", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_golden_tool(shared / "tools")
     original = module.kubernetes_defaults
 
     def built_in_defaults_only(obj: dict[str, Any]) -> dict[str, Any]:
