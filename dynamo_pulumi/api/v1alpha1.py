@@ -272,6 +272,8 @@ class DynamoGraphDeploymentSpec(WireModel):
 
 
 class ObjectMeta(OpenModel):
+    """Differs from beta: ``generation`` is not typed (an extra field, kept as given)."""
+
     name: Str | None = None
     namespace: Str | None = None
     labels: StringMap | None = None
@@ -279,6 +281,8 @@ class ObjectMeta(OpenModel):
 
 
 class _TopLevel(WireModel):
+    """Differs from beta: the alpha apiVersion; no ``to_wire`` that puts apiVersion and kind first."""
+
     api_version: Literal["nvidia.com/v1alpha1"] = ALPHA_API_VERSION
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
     status: JSONObject | None = None
@@ -304,6 +308,8 @@ class DynamoComponentDeployment(_TopLevel):
 
 
 class DynamoGraphDeploymentServiceRef(WireModel):
+    """Differs from beta's DGDRef: ``serviceName`` where beta has ``componentName``."""
+
     name: Annotated[Str, Field(min_length=1)]
     service_name: Annotated[Str, Field(min_length=1)]
 
