@@ -164,7 +164,7 @@ def compare(old: PlannedObject, new: PlannedObject, ignored: list[str], owner: s
     changes = field_changes(old.obj, new.obj, ignored)
     change = ObjectChange(
         action="same",
-        type=type_token(new.api_version, new.kind),
+        type=type_token(new.api_version, new.resource_kind),
         pulumi_name=new.pulumi_name,
         owner=owner,
         old_name=old.name,
@@ -215,11 +215,11 @@ def diff_plans(old: GraphPlan, new: GraphPlan) -> GraphDiff:
     for key in sorted(set(before) | set(after), key=lambda k: (k[2], k[1])):
         if key not in before:
             planned, component = after[key]
-            changes.append(ObjectChange("create", type_token(planned.api_version, planned.kind), planned.pulumi_name,
+            changes.append(ObjectChange("create", type_token(planned.api_version, planned.resource_kind), planned.pulumi_name,
                                         _owner_label(new, component), new_name=planned.name))
         elif key not in after:
             planned, component = before[key]
-            changes.append(ObjectChange("delete", type_token(planned.api_version, planned.kind), planned.pulumi_name,
+            changes.append(ObjectChange("delete", type_token(planned.api_version, planned.resource_kind), planned.pulumi_name,
                                         _owner_label(old, component), old_name=planned.name))
         else:
             (old_obj, _), (new_obj, component) = before[key], after[key]

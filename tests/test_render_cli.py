@@ -149,3 +149,30 @@ spec:
     assert out == ""
     assert "Args cannot be empty for LWS pod" in err
     assert "Traceback" not in err
+
+
+def test_every_graph_of_a_multi_graph_file_is_rendered_in_file_order(tmp_path: Path, capsys) -> None:
+    second = GRAPH.replace("name: demo", "name: other")
+    path = tmp_path / "two.yaml"
+    path.write_text(GRAPH + "---\n" + second)
+    assert main(["render", str(path), "--stage", "components"]) == 0
+    names = [d["metadata"]["name"] for d in yaml.safe_load_all(capsys.readouterr().out)]
+    assert names[0].startswith("demo-") and names[-1].startswith("other-")
+    assert len(names) == 4
+
+
+def test_one_invalid_graph_in_a_file_prints_nothing_on_stdout(tmp_path: Path, capsys) -> None:
+    broken = GRAPH.replace("name: demo", "name: broken").replace("replicas: 2", "replicas: -1")
+    path = tmp_path / "two.yaml"
+    path.write_text(GRAPH + "---\n" + broken)
+    assert main(["render", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "replicas" in captured.err
+
+
+def test_a_file_without_any_graph_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    assert main(["render", str(path)]) == 1
+    assert "no DynamoGraphDeployment or DynamoComponentDeployment" in capsys.readouterr().err

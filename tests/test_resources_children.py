@@ -78,3 +78,27 @@ def test_reordering_keys_in_the_yaml_does_not_rename_workers(tmp_path):
     path.write_text(yaml.safe_dump(graph_doc(), sort_keys=True))
     resorted, _ = run_program(lambda: DynamoGraphDeployment(GRAPH, path))
     assert _names(resorted) == _names(ordered)
+
+
+def _renamed(name: str) -> dict:
+    doc = graph_doc()
+    doc["metadata"]["name"] = name
+    return doc
+
+
+def test_two_graphs_in_one_namespace_co_own_the_shared_planner_rbac_through_patches():
+    def program():
+        DynamoGraphDeployment("first", _renamed("first"), namespace="team")
+        DynamoGraphDeployment("second", _renamed("second"), namespace="team")
+
+    rec, _ = run_program(program)
+    patches = rec.by_type("kubernetes:core/v1:ServiceAccountPatch")
+    assert sorted(r.name for r in patches) == [
+        "first:team/planner-serviceaccount",
+        "second:team/planner-serviceaccount",
+    ]
+    assert {r.object_name for r in patches} == {"planner-serviceaccount"}
+    managers = {r.inputs["metadata"]["annotations"]["pulumi.com/patchFieldManager"] for r in patches}
+    assert managers == {"dynamo-pulumi-first", "dynamo-pulumi-second"}
+    assert rec.by_type("kubernetes:core/v1:ServiceAccount") != []  # the graphs' own discovery SAs
+    assert all(r.name.endswith("k8s-service-discovery") for r in rec.by_type("kubernetes:core/v1:ServiceAccount"))

@@ -81,10 +81,10 @@ def _check_tree(rec: Recording, plan: GraphPlan) -> None:
                and not r.type.startswith("pulumi:providers")]
     expected = {}
     for planned in plan.graph_objects:
-        expected[(type_token(planned.api_version, planned.kind), planned.pulumi_name)] = (planned, dgd.urn, None)
+        expected[(type_token(planned.api_version, planned.resource_kind), planned.pulumi_name)] = (planned, dgd.urn, None)
     for component in plan.components:
         for planned in component.objects:
-            key = (type_token(planned.api_version, planned.kind), planned.pulumi_name)
+            key = (type_token(planned.api_version, planned.resource_kind), planned.pulumi_name)
             expected[key] = (planned, dcds[component.pulumi_name].urn, component)
     assert {(r.type, r.name) for r in objects} == set(expected)
     assert len(objects) == len(expected), "two objects share a Pulumi type and name"

@@ -4,6 +4,8 @@ The graph is loaded, defaulted and validated exactly as admission would; an inva
 its errors on stderr, exits 1 and prints nothing on stdout. ``--stage`` picks what to print:
 ``objects`` (default; the Deployments, Services, RBAC, ...), ``components`` (the DCDs a DGD
 expands into) or ``all`` (components first, then objects). One document per object, stable order.
+A file with several graphs renders each, in file order; one invalid graph fails the whole command
+so that nothing partial reaches stdout.
 """
 
 from __future__ import annotations
@@ -14,12 +16,10 @@ from typing import Any
 
 import yaml
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.loading import load_graph
-from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.loading import LoadedObject, check_loaded, load_documents
+from dynamo_pulumi.platform import load_platform
 from dynamo_pulumi.render import RenderResult, render_graph
-from dynamo_pulumi.validation import check
 
 STAGES = ("objects", "components", "all")
 
@@ -31,16 +31,11 @@ def add_parser(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", help="YAML file holding one DGD or DCD (companion documents are ignored)")
+    parser.add_argument("file", help="YAML file holding DGDs or DCDs (companion documents are ignored)")
     parser.add_argument("--namespace", "-n", default=None, help="target namespace (default: the object's, else 'default')")
     parser.add_argument("--platform", "-p", default=None, help="platform settings YAML (operator configuration)")
     parser.add_argument("--stage", choices=STAGES, default="objects", help="what to print (default: objects)")
     parser.set_defaults(run=run)
-
-
-def _validate(graph: DynamoGraphDeployment | DynamoComponentDeployment, platform: Platform) -> list[str]:
-    """CREATE admission as the API server would run it; returns warnings, raises on errors."""
-    return list(check(graph, platform))
 
 
 def selected_documents(result: RenderResult, stage: str) -> list[dict[str, Any]]:
@@ -57,18 +52,35 @@ def dump_stream(documents: list[dict[str, Any]]) -> str:
     return yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, explicit_start=True)
 
 
-def run(args: argparse.Namespace) -> int:
-    graph = load_graph(args.file)
-    platform = load_platform(args.platform)
-    try:
-        warnings = _validate(graph, platform)
-    except GraphValidationError as exc:
-        for warning in exc.warnings:
+def _admitted(graphs: list[LoadedObject], platform: object, namespace: str | None) -> bool:
+    """CREATE admission of every graph (errors at alpha paths for v1alpha1 files); warnings and
+    errors go to stderr. True when every graph is admitted."""
+    admitted = True
+    for loaded in graphs:
+        try:
+            findings = check_loaded(loaded, platform, namespace)
+        except GraphValidationError as exc:
+            for warning in exc.warnings:
+                print(f"Warning: {warning}", file=sys.stderr)
+            print(str(exc), file=sys.stderr)
+            admitted = False
+            continue
+        for warning in findings.warnings:
             print(f"Warning: {warning}", file=sys.stderr)
-        print(str(exc), file=sys.stderr)
+    return admitted
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = load_documents(args.file)
+    graphs = loaded.graphs
+    if not graphs:
+        raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", loaded.source)
+    platform = load_platform(args.platform)
+    if not _admitted(graphs, platform, args.namespace):
         return 1
-    for warning in warnings:
-        print(f"Warning: {warning}", file=sys.stderr)
-    result = render_graph(graph, platform, args.namespace)
-    sys.stdout.write(dump_stream(selected_documents(result, args.stage)))
+    documents: list[dict[str, Any]] = []
+    for entry in graphs:
+        result = render_graph(entry.object, platform, args.namespace)  # type: ignore[arg-type]
+        documents += selected_documents(result, args.stage)
+    sys.stdout.write(dump_stream(documents))
     return 0

@@ -91,16 +91,41 @@ def child_options(
     )
 
 
+#: Field manager prefix of the server-side-apply patches for namespace-shared objects.
+SHARED_FIELD_MANAGER_PREFIX = "dynamo-pulumi-"
+_PATCH_FIELD_MANAGER = "pulumi.com/patchFieldManager"
+
+
+def _register_shared(
+    planned: PlannedObject, obj: dict[str, Any], opts: pulumi.ResourceOptions, graph_name: str
+) -> pulumi.CustomResource:
+    """A namespace-shared object as the typed ``*Patch`` class: server-side apply creates it if
+    missing and lets every graph of the namespace co-own the same fields (same values, no
+    conflict); deleting one graph only gives up its share, and the object stays, as the
+    operator leaves it."""
+    cls = typed_class(planned.api_version, f"{planned.kind}Patch")
+    if cls is None:  # pragma: no cover - every shared kind has a Patch class
+        raise TypeError(f"no server-side-apply patch class for {planned.kind}")
+    metadata = dict(obj.get("metadata") or {})
+    annotations = dict(metadata.get("annotations") or {})
+    annotations[_PATCH_FIELD_MANAGER] = f"{SHARED_FIELD_MANAGER_PREFIX}{graph_name}"
+    metadata["annotations"] = annotations
+    return cls(planned.pulumi_name, opts=opts, **_typed_kwargs({**obj, "metadata": metadata}))
+
+
 def register(
     planned: PlannedObject,
     parent: pulumi.Resource,
     outputs: OutputTable,
     ignore_changes: list[str] | None = None,
     depends_on: list[pulumi.Resource] | None = None,
+    graph_name: str = "",
 ) -> pulumi.CustomResource:
     """Create the Pulumi resource for one planned object, Outputs restored at their leaves."""
     obj = restore(planned.obj, outputs)
     opts = child_options(planned, parent, ignore_changes, depends_on)
+    if planned.shared:
+        return _register_shared(planned, obj, opts, graph_name)
     cls = typed_class(planned.api_version, planned.kind)
     if cls is not None:
         return cls(planned.pulumi_name, opts=opts, **_typed_kwargs(obj))

@@ -87,9 +87,9 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         super().__init__(DCD_TYPE, name, None, opts)
         if standalone:  # a standalone DCD owns what would otherwise be graph-level
             for planned in _graph.graph_objects:
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps)
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
         self.resources = [
-            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps)
+            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
             for planned in _component.objects
         ]
         self.summary = summarize_component(_component, _graph)
@@ -138,7 +138,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         deps = _depends_on(opts)
         super().__init__(DGD_TYPE, name, None, opts)
         self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps)
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name)
             for planned in plan.graph_objects
         ]
         self.components: dict[str, DynamoComponentDeployment] = {

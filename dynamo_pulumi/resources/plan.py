@@ -33,6 +33,7 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.render.objects.rbac import is_namespace_shared
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
@@ -65,6 +66,9 @@ class PlannedObject:
 
     obj: dict[str, Any]
     pulumi_name: str
+    #: One of the per-namespace objects several graphs render alike (planner/EPP RBAC): applied
+    #: as a server-side-apply patch so each graph co-owns it instead of fighting over it.
+    shared: bool = False
 
     @property
     def api_version(self) -> str:
@@ -77,6 +81,11 @@ class PlannedObject:
     @property
     def name(self) -> str:
         return str((self.obj.get("metadata") or {}).get("name", ""))
+
+    @property
+    def resource_kind(self) -> str:
+        """The kind of the Pulumi resource: ``<Kind>Patch`` for a namespace-shared object."""
+        return f"{self.kind}Patch" if self.shared else self.kind
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -295,7 +304,11 @@ def plan_from_rendered(
         obj = _ensure_namespace(_copy_tree(original), namespace)
         owner = _owner_of(obj, index, owners, plans)
         worker_hash = plans[owner].worker_hash if owner else str(_labels(obj).get(KUBE_LABEL_DYNAMO_WORKER_HASH, ""))
-        planned = PlannedObject(obj, pulumi_name(obj, worker_hash, namespace))
+        if is_namespace_shared(obj):
+            # Unique per graph: two graphs in one program must not register the same URN.
+            planned = PlannedObject(obj, f"{graph.name}:{pulumi_name(obj, '', namespace)}", shared=True)
+        else:
+            planned = PlannedObject(obj, pulumi_name(obj, worker_hash, namespace))
         (plans[owner].objects if owner else graph_objects).append(planned)
     return GraphPlan(
         kind=graph.kind,

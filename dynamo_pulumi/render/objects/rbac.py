@@ -88,6 +88,21 @@ def cluster_role_objects(sa: str, namespace: str, cluster_role: str) -> list[dic
     return [service_account(sa, namespace, labels), binding]
 
 
+#: Objects the operator creates once per namespace, with no owner, for every graph there (the
+#: planner and EPP ServiceAccounts and their RoleBindings): several graphs share them.
+NAMESPACE_SHARED_SERVICE_ACCOUNTS = (PLANNER_SERVICE_ACCOUNT_NAME, EPP_SERVICE_ACCOUNT_NAME)
+
+
+def is_namespace_shared(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` is one of the per-namespace objects every graph there renders alike."""
+    name = (obj.get("metadata") or {}).get("name")
+    if obj.get("kind") == "ServiceAccount":
+        return name in NAMESPACE_SHARED_SERVICE_ACCOUNTS
+    if obj.get("kind") == "RoleBinding":
+        return name in {role_binding_name(sa) for sa in NAMESPACE_SHARED_SERVICE_ACCOUNTS}
+    return False
+
+
 def build(ctx: GraphContext) -> list[dict[str, Any]]:
     objects: list[dict[str, Any]] = []
     if ctx.platform.cluster_wide:
