@@ -175,6 +175,8 @@ def load_platform(source: str | Path | dict[str, Any] | Platform | None) -> Plat
             data = yaml.safe_load(Path(source).read_text()) or {}
         except OSError as exc:
             raise InputError(f"cannot read platform file: {exc.strerror}", name) from None
+        except UnicodeDecodeError:
+            raise InputError("platform file is not UTF-8 text", name) from None
         except yaml.YAMLError as exc:
             raise InputError(f"platform file is not valid YAML: {exc}", name) from None
     else:

@@ -1,0 +1,57 @@
+"""Platform settings load from the operator's key names; bad input is a clear InputError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.platform import Platform, load_platform
+
+
+def test_defaults_equal_the_operators() -> None:
+    platform = load_platform(None)
+    assert platform.discovery.backend == "kubernetes"
+    assert platform.cluster_wide and not platform.grove_enabled and not platform.lws_enabled
+
+
+def test_operator_key_names_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "infrastructure: {natsAddress: nats://n:4222, modelExpressURL: http://m}\n"
+        "orchestrators: {grove: {enabled: true, terminationDelay: 1h}, kaiScheduler: {enabled: true}}\n"
+        "lpx: {enabled: true, modelRegistryURL: s3://models}\n"
+    )
+    platform = load_platform(path)
+    assert platform.infrastructure.nats_address == "nats://n:4222"
+    assert platform.infrastructure.model_express_url == "http://m"
+    assert platform.grove_enabled and platform.orchestrators.grove.termination_delay == "1h"
+    assert platform.orchestrators.kai_scheduler.on
+    assert platform.lpx.model_registry_url == "s3://models"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"orchestrators: {grove: {enabld: true}}\n", "invalid platform settings"),
+        (b"- a\n- b\n", "must be a mapping"),
+        (b"key: [unclosed\n", "not valid YAML"),
+        (b"\xff\xfe\x00bad", "not UTF-8"),
+    ],
+)
+def test_bad_platform_files_are_clear_input_errors(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        load_platform(path)
+
+
+def test_a_missing_platform_file_is_a_clear_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot read platform file"):
+        load_platform(tmp_path / "absent.yaml")
+
+
+def test_a_platform_model_passes_through() -> None:
+    platform = Platform()
+    assert load_platform(platform) is platform
