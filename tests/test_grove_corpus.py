@@ -26,6 +26,7 @@ from dynamo_pulumi.errors import GraphValidationError, RenderError
 from dynamo_pulumi.loading import load_documents, validate_loaded
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_grove
+from dynamo_pulumi.render.name_checks import NameSources, check_rendered_names
 
 CONFORMANCE = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance"
 CORPUS = CONFORMANCE / "corpus"
@@ -148,6 +149,14 @@ def test_rendered_pcs_validates_against_the_grove_crd_schema(path: Path) -> None
     for pcs in _objects(path, "PodCliqueSet"):
         errors = sorted(_pcs_validator().iter_errors(pcs), key=lambda e: list(e.absolute_path))
         assert [f"{list(e.absolute_path)}: {e.message}" for e in errors] == []
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_every_rendered_name_and_label_passes_the_post_render_name_check(path: Path) -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/conformance/corpus is not present")
+    for graph, objects in zip(_valid_graphs(path), _rendered(path), strict=False):
+        check_rendered_names(objects, NameSources("DynamoGraphDeployment", graph.name))
 
 
 @pytest.mark.parametrize("path", FILES, ids=IDS)

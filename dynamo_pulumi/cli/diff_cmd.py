@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from dynamo_pulumi.diffing import MISSING, GraphDiff, ObjectChange, diff_plans
+from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.program import plan
 
 SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
@@ -68,6 +69,7 @@ def format_diff(diff: GraphDiff, show_all: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_namespace(args.namespace)
     old = plan(args.old, args.namespace, args.platform)
     new = plan(args.new, args.namespace, args.platform)
     diff = diff_plans(old, new)

@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program
 from dynamo_pulumi.program import default_graph_path, deploy
 from dynamo_pulumi.resources.outputs import summarize
@@ -75,6 +76,7 @@ def as_json(recording: Recording) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_namespace(args.namespace)
     source = args.file or default_graph_path()
     recording, top = run_program(lambda: deploy(source, args.namespace, args.platform, export=False))
     if args.format == "json":

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, check_loaded, load_documents
 from dynamo_pulumi.platform import load_platform
 from dynamo_pulumi.render import RenderResult, render_graph
@@ -71,6 +72,7 @@ def _admitted(graphs: list[LoadedObject], platform: object, namespace: str | Non
 
 
 def run(args: argparse.Namespace) -> int:
+    check_namespace(args.namespace)
     loaded = load_documents(args.file)
     graphs = loaded.graphs
     if not graphs:

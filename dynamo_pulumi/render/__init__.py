@@ -32,9 +32,11 @@ from pydantic import ValidationError
 from dynamo_pulumi import defaulting
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.component_pods import component_render_context, pod_template_renderer
 from dynamo_pulumi.render.graph import generate_component_deployments
+from dynamo_pulumi.render.name_checks import NameSources, check_rendered_names
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
 from dynamo_pulumi.render.pathway import Pathway, choose_pathway
@@ -198,14 +200,27 @@ def render_graph(
 
     ``namespace`` defaults to the object's ``metadata.namespace``, else ``default``. The input is
     not modified. Rendering problems the operator would report (conflicting backends, an LWS pod
-    without a command, ...) raise :class:`~dynamo_pulumi.errors.RenderError`.
+    without a command, ...) and names or labels the API server would refuse raise
+    :class:`~dynamo_pulumi.errors.RenderError`; a namespace that is no DNS-1123 label raises
+    :class:`~dynamo_pulumi.errors.InputError`.
     """
     platform = platform or Platform()
-    ns = _namespace(graph, namespace)
+    ns = check_namespace(_namespace(graph, namespace)) or DEFAULT_NAMESPACE
     defaulted = _default(graph, platform)
     if isinstance(defaulted, DynamoGraphDeployment):
-        return render_graph_deployment(defaulted, platform, ns)
-    return render_component_deployment(defaulted, platform, ns)
+        result = render_graph_deployment(defaulted, platform, ns)
+    else:
+        result = render_component_deployment(defaulted, platform, ns)
+    check_rendered_names([*result.components, *result.objects], _name_sources(defaulted))
+    return result
+
+
+def _name_sources(graph: Graph) -> NameSources:
+    """The graph fields rendered names are built from, for the hints of the name check."""
+    if isinstance(graph, DynamoGraphDeployment):
+        components = [(c.name, f"spec.components[{i}].name") for i, c in enumerate(graph.components)]
+        return NameSources("DynamoGraphDeployment", graph.name, components)
+    return NameSources("DynamoComponentDeployment", graph.name, [(graph.spec.name or "", "spec.name")])
 
 
 __all__ = ["RenderResult", "render_graph"]

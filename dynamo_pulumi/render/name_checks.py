@@ -1,0 +1,137 @@
+"""After rendering: would the API server accept every object's name and labels?
+
+The operator does not check these at admission; its child objects fail at the API server when it
+creates them (an 80-character graph name gives Services of ~90 characters). This pure check runs
+at the end of ``render_graph`` over every rendered object (and every generated DCD), and raises one
+:class:`~dynamo_pulumi.errors.RenderError` listing each problem: the object, the field, the value,
+the rule, and the graph or component name it comes from.
+
+Checked: ``metadata.name`` by kind (Service: DNS-1035 label; Role/RoleBinding: path segment;
+everything else: DNS-1123 subdomain) and every label key and value under any ``metadata.labels``,
+``matchLabels`` or Service ``spec.selector``. Parked ``pulumi.Output`` values (whose text is not
+known yet) and non-strings are skipped. Pod hostname limits (LWS, Grove) are checked at admission
+(:mod:`dynamo_pulumi.pcs_naming`, validation rule 17) and are not repeated here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.kube_names import (
+    dns1035_label_problems,
+    dns1123_label_problems,
+    dns1123_subdomain_problems,
+    label_key_problems,
+    label_value_problems,
+    path_segment_problems,
+)
+from dynamo_pulumi.placeholders import contains_output_token
+
+NameRule = tuple[str, Callable[[str], list[str]]]
+
+_SUBDOMAIN: NameRule = ("DNS-1123 subdomain", dns1123_subdomain_problems)
+#: ``metadata.name`` rules stricter than the default DNS-1123 subdomain, by kind.
+NAME_RULES: dict[str, NameRule] = {
+    "Service": ("DNS-1035 label", dns1035_label_problems),
+    "Namespace": ("DNS-1123 label", dns1123_label_problems),
+    "Role": ("path segment name", path_segment_problems),
+    "RoleBinding": ("path segment name", path_segment_problems),
+    "ClusterRole": ("path segment name", path_segment_problems),
+    "ClusterRoleBinding": ("path segment name", path_segment_problems),
+}
+
+
+@dataclass(frozen=True)
+class NameSources:
+    """Where rendered names come from: the graph's name and its components' (name, field path)."""
+
+    graph_kind: str
+    graph_name: str
+    components: Sequence[tuple[str, str]] = ()
+
+    def hint(self, value: str) -> str:
+        """Which graph field to shorten or change so that ``value`` becomes valid."""
+        lowered = value.lower()
+        found = []
+        if self.graph_name and self.graph_name.lower() in lowered:
+            found.append(f'the {self.graph_kind} name metadata.name "{self.graph_name}" ({len(self.graph_name)} characters)')
+        found += [
+            f'component name {path} "{name}" ({len(name)} characters)'
+            for name, path in self.components
+            if name and name.lower() in lowered
+        ]
+        if not found:
+            return "set it as written in the graph (spec labels or a component's podTemplate labels)"
+        return "shorten " + " or ".join(found)
+
+
+def _label_maps(node: Any, path: str) -> Iterator[tuple[str, dict[Any, Any]]]:
+    """(path, map) of every label map in ``node``: metadata.labels, matchLabels, Service selectors."""
+    if isinstance(node, dict):
+        for key, child in node.items():
+            where = f"{path}.{key}" if path else str(key)
+            if key == "metadata" and isinstance(child, dict) and isinstance(child.get("labels"), dict):
+                yield f"{where}.labels", child["labels"]
+            elif key == "matchLabels" and isinstance(child, dict):
+                yield where, child
+            if key != "metadata":
+                yield from _label_maps(child, where)
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            yield from _label_maps(child, f"{path}[{i}]")
+
+
+def _known(value: Any) -> bool:
+    return isinstance(value, str) and not contains_output_token(value)
+
+
+def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
+    """Every name and label problem of one rendered object, one line each."""
+    kind = str(obj.get("kind", ""))
+    metadata = obj.get("metadata") or {}
+    name = metadata.get("name")
+    what = f'{kind} "{name}"'
+    problems: list[str] = []
+    if _known(name):
+        rule, check = NAME_RULES.get(kind, _SUBDOMAIN)
+        problems += [
+            f"{what}: metadata.name {name!r} ({len(name)} characters): {msg} [{rule}]; {sources.hint(name)}"
+            for msg in check(name)
+        ]
+    maps = list(_label_maps(obj, ""))
+    if kind == "Service" and isinstance((obj.get("spec") or {}).get("selector"), dict):
+        maps.append(("spec.selector", obj["spec"]["selector"]))
+    seen: set[tuple[str, str]] = set()
+    for path, labels in maps:
+        for key, value in labels.items():
+            if _known(key) and (key, "key") not in seen:
+                seen.add((key, "key"))
+                problems += [
+                    f"{what}: {path} key {key!r}: {msg} [label key]; {sources.hint(key)}"
+                    for msg in label_key_problems(key)
+                ]
+            if _known(value) and (key, value) not in seen:
+                seen.add((key, value))
+                problems += [
+                    f"{what}: {path}[{key}] value {value!r} ({len(value)} characters): {msg} [label value]; "
+                    f"{sources.hint(value)}"
+                    for msg in label_value_problems(value)
+                ]
+    return problems
+
+
+def check_rendered_names(objects: Sequence[dict[str, Any]], sources: NameSources) -> None:
+    """Raise one RenderError listing every name or label the API server would refuse."""
+    problems = [p for obj in objects for p in object_problems(obj, sources)]
+    if problems:
+        raise RenderError(
+            f"{len(problems)} rendered name(s) or label(s) would be refused by the API server:\n"
+            + "\n".join(f"* {p}" for p in problems),
+            f"{sources.graph_kind} {sources.graph_name!r}",
+        )
+
+
+__all__ = ["NAME_RULES", "NameSources", "check_rendered_names", "object_problems"]
