@@ -1,0 +1,84 @@
+"""Where live objects come from: a narrow read-only Protocol and two implementations.
+
+The predicates are pure; only :func:`dynamo_pulumi.readiness.graph.graph_readiness` reads, and it
+reads through :class:`ObjectReader` so that tests replay recorded objects and a dynamic provider
+plugs in a cluster client without the predicates knowing which.
+
+Contract, as in the operator (readiness-lifecycle A3): "not found" is an answer (``None``, a
+legitimate not-ready state); every other failure (no such API kind, forbidden, timeout) raises,
+so a caller retries instead of reporting a transient blip as a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from dynamo_pulumi.readiness._fields import name_of, namespace_of
+
+ObjectKey = tuple[str, str, str, str]
+
+
+@runtime_checkable
+class ObjectReader(Protocol):
+    """Reads one object as the API server returns it (JSON as a dict), or None when absent."""
+
+    def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None: ...
+
+
+class InMemoryReader:
+    """An :class:`ObjectReader` over recorded objects, keyed by (apiVersion, kind, namespace, name).
+
+    Objects without ``metadata.namespace`` are stored under ``default_namespace`` (what the API
+    server would have put there). ``reads`` records every lookup, so tests can assert what a
+    readiness pass asked for.
+    """
+
+    def __init__(self, objects: Iterable[Mapping[str, Any]] = (), default_namespace: str = "default") -> None:
+        self._default_namespace = default_namespace
+        self._objects: dict[ObjectKey, dict[str, Any]] = {}
+        self.reads: list[ObjectKey] = []
+        for obj in objects:
+            self.add(obj)
+
+    def add(self, obj: Mapping[str, Any]) -> None:
+        """Store (or replace) one object."""
+        key = (
+            str(obj.get("apiVersion", "")),
+            str(obj.get("kind", "")),
+            namespace_of(obj) or self._default_namespace,
+            name_of(obj),
+        )
+        self._objects[key] = dict(obj)
+
+    def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        key = (api_version, kind, namespace, name)
+        self.reads.append(key)
+        return self._objects.get(key)
+
+
+class DynamicClientReader:
+    """An :class:`ObjectReader` over the official client's ``kubernetes.dynamic.DynamicClient``.
+
+    The dynamic client resolves (apiVersion, kind) through discovery, so CRDs (Grove, LWS, Dynamo)
+    need no generated models. A 404 on the object becomes ``None``; discovery failures (the CRD is
+    not installed) and API errors propagate.
+    """
+
+    def __init__(self, client: Any) -> None:
+        # ``Any``: the kubernetes package ships no type information.
+        self._client = client
+
+    def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        from kubernetes.dynamic.exceptions import NotFoundError
+
+        resource = self._client.resources.get(api_version=api_version, kind=kind)
+        try:
+            if resource.namespaced:
+                instance = resource.get(name=name, namespace=namespace)
+            else:
+                instance = resource.get(name=name)
+        except NotFoundError:
+            return None
+        result: dict[str, Any] = instance.to_dict()
+        return result
