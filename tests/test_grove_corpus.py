@@ -200,3 +200,15 @@ def test_crd_schema_check_rejects_a_malformed_pcs() -> None:
     bad = {"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "metadata": {"name": "x"},
            "spec": {"replicas": 1, "template": {"cliqueStartupType": "Bogus", "cliques": []}}}
     assert any("Bogus" in e.message for e in _pcs_validator().iter_errors(bad))
+
+
+def test_alpha_component_type_main_renders_on_the_grove_pathway_with_the_type_as_written() -> None:
+    """v1alpha1 ``componentType: main`` survives conversion; Grove creates no DCDs, so the cliques
+    render with the default component's behaviour and carry the type as written."""
+    path = CORPUS / "recipes-gpt-oss-120b-trtllm-disagg-deploy.yaml"
+    if not path.is_file():
+        pytest.skip(f"{path.name} is not present")
+    (pcs,) = _objects(path, "PodCliqueSet")
+    types = {c["labels"]["nvidia.com/dynamo-component-type"] for c in pcs["spec"]["template"]["cliques"]}
+    assert types == {"frontend", "main"}
+    assert list(_pcs_validator().iter_errors(pcs)) == []

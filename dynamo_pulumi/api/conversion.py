@@ -15,7 +15,6 @@ the user wrote, so admission errors can be reported there.
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +51,7 @@ __all__ = [
     "preserved_alpha_spec",
 ]
 
-_BETA_COMPONENT_TYPES = frozenset(typing.get_args(beta.ComponentType))
+_BETA_COMPONENT_TYPES = beta.COMPONENT_TYPES
 MULTINODE_DEFAULT_NODE_COUNT = 2
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
 

@@ -12,7 +12,7 @@ give the value the operator would use.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
@@ -41,6 +41,9 @@ DGDSA_KIND = "DynamoGraphDeploymentScalingAdapter"
 
 BackendFramework = Literal["sglang", "vllm", "trtllm"]
 ComponentType = Literal["frontend", "worker", "prefill", "decode", "planner", "epp", "lpx"]
+#: The ``type`` values the v1beta1 schema admits. A v1alpha1 ``componentType`` outside them (e.g.
+#: ``main``) is copied unchanged by the conversion webhook, and the stored object is not re-checked.
+COMPONENT_TYPES: frozenset[str] = frozenset(get_args(ComponentType))
 WORKER_CLASS_TYPES: frozenset[str] = frozenset({"worker", "prefill", "decode"})
 GMSMode = Literal["IntraPod", "InterPod"]
 ComponentName = Annotated[Str, Field(min_length=1, max_length=63, pattern=COMPONENT_NAME_PATTERN)]

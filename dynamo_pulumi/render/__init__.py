@@ -24,13 +24,14 @@ declarative deployment removes what it no longer renders).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
 from dynamo_pulumi import defaulting
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1 import COMPONENT_TYPES, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.platform import Platform
@@ -92,12 +93,9 @@ def _component_objects(
     graph_name: str,
     graph_has_epp: bool,
     worker_hash: str,
+    generated: bool = True,
 ) -> list[dict[str, Any]]:
-    try:
-        model = DynamoComponentDeployment.model_validate(dcd)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise RenderError(f"generated DynamoComponentDeployment is not valid: {problems}", dcd["metadata"]["name"]) from None
+    model = _component_model(dcd, generated)
     ctx = ComponentContext(
         dcd=dcd,
         model=model,
@@ -114,6 +112,39 @@ def _component_objects(
     for builder in COMPONENT_BUILDERS:
         objects += builder.build(ctx)
     return objects
+
+
+def _component_model(dcd: dict[str, Any], generated: bool) -> DynamoComponentDeployment:
+    """The DCD document as a model, for the builders.
+
+    A v1alpha1 ``componentType`` outside the v1beta1 enum (``main``) survives conversion as
+    written. A standalone DCD is stored that way and its controller renders it with the default
+    component's behaviour, so the type is kept as is. A DGD's controller instead *creates* its DCDs
+    as v1beta1 objects, and the API server refuses such a ``spec.type`` against the CRD enum.
+    """
+    ctype = dcd["spec"].get("type")
+    unlisted = ctype is not None and ctype not in COMPONENT_TYPES
+    if unlisted and generated:
+        name = dcd["metadata"]["name"]
+        supported = ", ".join(json.dumps(t) for t in sorted(COMPONENT_TYPES))
+        raise RenderError(
+            f'the operator would create DynamoComponentDeployment "{name}" with '
+            f'spec.type: Unsupported value: "{ctype}": supported values: {supported}. The v1alpha1 '
+            f'componentType "{ctype}" of component "{component_name_of(dcd)}" is copied unchanged by '
+            "conversion, and the API server refuses it in the v1beta1 DCD the DGD controller creates; "
+            "use a v1beta1 type (e.g. componentType: worker with subComponentType: prefill or decode) "
+            "or the Grove pathway, which creates no DCDs",
+            name,
+        )
+    document = {**dcd, "spec": {k: v for k, v in dcd["spec"].items() if k != "type"}} if unlisted else dcd
+    try:
+        model = DynamoComponentDeployment.model_validate(document)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise RenderError(f"generated DynamoComponentDeployment is not valid: {problems}", dcd["metadata"]["name"]) from None
+    if unlisted:
+        model.spec.type = ctype
+    return model
 
 
 def _dedupe(objects: list[dict[str, Any]], owners: list[str | None]) -> tuple[list[Any], list[Any]]:
@@ -151,7 +182,7 @@ def render_component_deployment(
     document = dcd.to_wire()
     document.setdefault("metadata", {})["namespace"] = namespace
     graph_name = graph_name_of(document)
-    objects = _component_objects(document, namespace, platform, graph_name, False, "")
+    objects = _component_objects(document, namespace, platform, graph_name, False, "", generated=False)
     owner = component_name_of(document)
     return RenderResult(objects=objects, components=[], owners=[owner] * len(objects))
 
