@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_grove import bench_graph as grove_graph
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 PLATFORM = Platform.model_validate(
@@ -75,14 +79,19 @@ def largest_corpus_graph() -> tuple[str, DynamoGraphDeployment] | None:
     return (best[1], best[2]) if best else None
 
 
-def bench(label: str, graph: Any, repeat: int) -> None:
-    render_graph(graph, PLATFORM, "bench")  # warm-up (imports, caches)
+GROVE_PLATFORM = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}}})
+
+
+def bench(label: str, graph: Any, repeat: int, platform: Platform = PLATFORM) -> float:
+    """Print and return the time per rendered document (seconds)."""
+    render_graph(graph, platform, "bench")  # warm-up (imports, caches)
     start = time.perf_counter()
     for _ in range(repeat):
-        result = render_graph(graph, PLATFORM, "bench")
+        result = render_graph(graph, platform, "bench")
     elapsed = (time.perf_counter() - start) / repeat
     count = len(result.objects) + len(result.components)
     print(f"{label}: {elapsed * 1000:.1f} ms per graph, {count} documents, {elapsed * 1e6 / count:.0f} us per document")
+    return elapsed / count
 
 
 def main() -> None:
@@ -94,7 +103,9 @@ def main() -> None:
         bench(f"corpus {found[0]}", found[1], args.repeat)
     else:
         print("corpus not present; skipping the corpus graph")
-    bench("synthetic 25 components", synthetic_graph(25), args.repeat)
+    component = bench("synthetic 25 components", synthetic_graph(25), args.repeat)
+    grove = bench("multinode Grove graph (bench_grove)", grove_graph(), args.repeat, GROVE_PLATFORM)
+    print(f"per-document cost, Grove multinode / component pathway: {grove / component:.1f}x")
 
 
 if __name__ == "__main__":
