@@ -27,7 +27,7 @@ from dynamo_pulumi.defaulting import default_component_deployment, default_graph
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid, required, too_many
 from dynamo_pulumi.naming import dynamo_namespace
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.validation import component_context, graph_context
+from dynamo_pulumi.validation.admission_common import component_context, graph_context
 from dynamo_pulumi.validation.cel import (
     LABEL_KEY_PREFIX_MAX_LENGTH,
     MSG_CHECKPOINT_JOB_WITH_REF,

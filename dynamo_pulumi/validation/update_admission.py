@@ -1,0 +1,192 @@
+"""UPDATE admission: ``new`` replacing ``old``, as the API server and the webhooks see it.
+
+``old`` is the object the user applied before (or, when it already carries the provider or
+origin-version annotation, the stored object); it is replayed through create-time defaulting
+unless ``old_stored``. What the defaulting webhook added to it (the
+``nvidia.com/workload-provider`` and origin-version annotations, a DCD's ``spec.name``) is
+carried into ``new`` when ``new`` leaves it out. Updates of an object that is being deleted are
+admitted without validation, so finalizers can be removed.
+
+For a DGD update the webhook first validates the new object on its own and stops there if that
+fails; a DCD update reports both passes together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment, ObjectMeta
+from dynamo_pulumi.constants import (
+    KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
+    KUBE_ANNOTATION_WORKLOAD_PROVIDER,
+)
+from dynamo_pulumi.defaulting import default_component_deployment, default_graph
+from dynamo_pulumi.errors import FieldError, Findings, Path, invalid
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.validation.admission_common import (
+    AdmissionObject,
+    Request,
+    compat,
+    component_context,
+    graph_context,
+    graph_stateless,
+    rejected_before_webhook,
+)
+from dynamo_pulumi.validation.cel import validate_component_deployment_cel, validate_graph_cel
+from dynamo_pulumi.validation.component import validate_component, validate_component_update
+from dynamo_pulumi.validation.graph_update import (
+    BACKEND_FRAMEWORK_WARNING,
+    MSG_BACKEND_IMMUTABLE,
+    validate_graph_update,
+)
+from dynamo_pulumi.validation.power import ratchet_product_errors
+
+#: Annotations only the defaulting webhook writes on a DGD, kept across a user's update.
+_OPERATOR_OWNED_ANNOTATIONS = (
+    KUBE_ANNOTATION_WORKLOAD_PROVIDER,
+    KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
+)
+
+
+def admit_update(
+    old: AdmissionObject,
+    new: AdmissionObject,
+    platform: Platform,
+    request: Request,
+    old_stored: bool,
+) -> tuple[Any, Findings]:
+    """``new`` as stored after defaulting, and what admission of the update found."""
+    if type(old) is not type(new):
+        return new, Findings(errors=[_kind_mismatch(old, new)])
+    if isinstance(new, DynamoGraphDeployment):
+        stored = old if old_stored else stored_graph(old, platform)  # type: ignore[arg-type]
+        # Only what create-time defaulting added on top of the user's applied ``old`` is carried;
+        # an annotation the given ``old`` already held (a stored object) and ``new`` drops is a removal.
+        carried = () if old_stored else _defaulted_annotation_keys(old, stored)  # type: ignore[arg-type]
+        return _admit_graph_update(stored, new, platform, request, carried)
+    if isinstance(new, DynamoComponentDeployment):
+        stored_dcd = old if old_stored else default_component_deployment(old)  # type: ignore[arg-type]
+        return _admit_component_update(stored_dcd, new, platform, request)
+    # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
+    return new, Findings()
+
+
+# --- DGD ------------------------------------------------------------------------------------------
+
+
+def _admit_graph_update(
+    stored: DynamoGraphDeployment,
+    new: DynamoGraphDeployment,
+    platform: Platform,
+    request: Request,
+    carried: tuple[str, ...] = (),
+) -> tuple[DynamoGraphDeployment, Findings]:
+    defaulted = default_graph(_carry_operator_annotations(new, stored, carried), platform, "update")
+    rejected = _rejected_before_webhook(defaulted, stored, request)
+    if rejected is not None:
+        return defaulted, rejected
+    ctx = graph_context(defaulted, platform, "update")
+    stateless = graph_stateless(defaulted, ctx, request)
+    errors, ratchet_warnings = ratchet_product_errors(stateless.errors, defaulted, stored)
+    warnings = stateless.warnings + ratchet_warnings
+    if errors:
+        return defaulted, Findings(errors=errors, warnings=warnings)
+    transition = validate_graph_update(defaulted, stored, ctx)
+    return defaulted, Findings(errors=transition.errors, warnings=warnings + transition.warnings)
+
+
+def stored_graph(old: DynamoGraphDeployment, platform: Platform) -> DynamoGraphDeployment:
+    """``old`` as the API server stored it.
+
+    An object carrying an annotation only the create-time defaulting writes (the provider, or
+    the origin version an older operator stamped alone) already is a stored object; anything
+    else is what the user applied, which the API server defaulted on create.
+    """
+    if any(key in old.annotations for key in _OPERATOR_OWNED_ANNOTATIONS):
+        return default_graph(old, platform, "update")
+    return default_graph(old, platform, "create")
+
+
+def _defaulted_annotation_keys(old: DynamoGraphDeployment, stored: DynamoGraphDeployment) -> tuple[str, ...]:
+    """Operator-owned annotations the create-time defaulting added to the user's ``old``."""
+    return tuple(
+        key for key in _OPERATOR_OWNED_ANNOTATIONS if key in stored.annotations and key not in old.annotations
+    )
+
+
+def _carry_operator_annotations(
+    new: DynamoGraphDeployment, stored: DynamoGraphDeployment, carried: tuple[str, ...]
+) -> DynamoGraphDeployment:
+    """Keep in ``new`` the defaulted annotations the user never wrote (as an apply would).
+
+    Only ``carried`` keys qualify: an annotation present in the object the caller passed as old
+    was part of what ``new`` replaces, so its absence from ``new`` is a removal that rule 14
+    must see.
+    """
+    missing = {key: stored.annotations[key] for key in carried if key not in new.annotations}
+    if not missing:
+        return new
+    metadata = new.metadata.model_copy(update={"annotations": {**new.annotations, **missing}})
+    return new.model_copy(update={"metadata": metadata})
+
+
+# --- DCD ------------------------------------------------------------------------------------------
+
+
+def _admit_component_update(
+    stored: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform, request: Request
+) -> tuple[DynamoComponentDeployment, Findings]:
+    submitted = new
+    if not new.spec.name and stored.spec.name:
+        submitted = new.model_copy(update={"spec": new.spec.model_copy(update={"name": stored.spec.name})})
+    rejected = _rejected_before_webhook(submitted, stored, request)
+    if rejected is not None:
+        return submitted, rejected
+    ctx = component_context(submitted, platform, "update")
+    spec_path = Path("spec")
+    findings = validate_component(submitted.spec, spec_path, ctx)
+    findings.extend(compat(submitted, request))
+    if submitted.spec.backend_framework != stored.spec.backend_framework:
+        findings.warnings.append(BACKEND_FRAMEWORK_WARNING)
+        findings.errors.append(
+            invalid(
+                spec_path.child("backendFramework"),
+                submitted.spec.backend_framework or "",
+                MSG_BACKEND_IMMUTABLE,
+            )
+        )
+    findings.extend(validate_component_update(stored.spec, submitted.spec, spec_path, ctx))
+    return submitted, findings
+
+
+# --- shared ---------------------------------------------------------------------------------------
+
+
+def _rejected_before_webhook(
+    submitted: AdmissionObject, stored: AdmissionObject, request: Request
+) -> Findings | None:
+    """An object being deleted is admitted as is; else the schema and transition CEL stages."""
+    if _is_deleting(submitted.metadata):
+        return Findings()
+    return rejected_before_webhook(submitted, request, lambda: _transition_cel(submitted, stored, request))
+
+
+def _transition_cel(new: AdmissionObject, stored: AdmissionObject, request: Request) -> list[FieldError]:
+    """The CEL transition rules of the request's version: v1beta1's, or the alpha CRD's."""
+    if request.beta_cel:
+        if isinstance(new, DynamoGraphDeployment):
+            return validate_graph_cel(new, old=stored)  # type: ignore[arg-type]
+        return validate_component_deployment_cel(new, old=stored)  # type: ignore[arg-type]
+    if request.alpha_source:
+        from dynamo_pulumi.validation.alpha import alpha_transition_errors
+
+        return alpha_transition_errors(new, stored)
+    return []
+
+
+def _is_deleting(metadata: ObjectMeta) -> bool:
+    return bool((metadata.model_extra or {}).get("deletionTimestamp"))
+
+
+def _kind_mismatch(old: AdmissionObject, new: AdmissionObject) -> FieldError:
+    return invalid(Path("kind"), new.kind, f"cannot replace a {old.kind} with a {new.kind}")
