@@ -86,3 +86,9 @@ def test_arbitrary_pod_templates_never_raise(template: dict[str, Any], component
     _assert_well_formed(component_errors(dgd_comp(wire), COMPONENT))
     transition = validate_component_update(dgd_comp(worker()), dgd_comp(wire), DGD_PATH, dgd_ctx("update"))
     _assert_well_formed(transition.errors)
+
+
+def test_non_list_command_or_args_do_not_crash_the_elastic_ep_rule() -> None:
+    from dynamo_pulumi.validation.image import is_elastic_ep_ray_launch
+
+    assert is_elastic_ep_ray_launch({"name": "main", "args": True, "command": 5}) is False

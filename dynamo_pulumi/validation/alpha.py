@@ -323,7 +323,8 @@ def preserved_compat_findings(obj: Any, namespace: str | None = None, alpha_sour
 
 def _owner_graph_name(meta: alpha.ObjectMeta) -> str:
     """``GetParentGraphDeploymentName``: the DGD among the owner references, else ""."""
-    for ref in (meta.model_extra or {}).get("ownerReferences") or []:
+    refs = (meta.model_extra or {}).get("ownerReferences")
+    for ref in refs if isinstance(refs, list) else []:
         if isinstance(ref, Mapping) and ref.get("kind") == "DynamoGraphDeployment":
             return str(ref.get("name", ""))
     return ""

@@ -195,9 +195,12 @@ def probe_handler_errors(probe: Any, path: Path) -> list[FieldError]:
 
 
 def _expanded_command_line(container: dict[str, Any]) -> list[str]:
+    """Command and args split on whitespace; a malformed (non-list) field contributes nothing,
+    since the schema stage reports it."""
     tokens: list[str] = []
     for key in ("command", "args"):
-        for arg in container.get(key) or []:
+        values = container.get(key)
+        for arg in values if isinstance(values, list) else []:
             if isinstance(arg, str):
                 tokens += arg.split()
     return tokens
