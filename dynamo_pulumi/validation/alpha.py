@@ -29,19 +29,14 @@ from dynamo_pulumi.naming import dynamo_namespace
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.admission_common import component_context, graph_context
 from dynamo_pulumi.validation.cel import (
-    LABEL_KEY_PREFIX_MAX_LENGTH,
     MSG_CHECKPOINT_JOB_WITH_REF,
-    MSG_KVT_EXACTLY_ONE,
-    MSG_KVT_LABEL_PREFIX,
-    MSG_KVT_WEIGHT_ONLY_PREFERRED,
-    MSG_KVT_WEIGHT_REQUIRED,
     MSG_MIN_AVAILABLE_IMMUTABLE,
     MSG_MIN_AVAILABLE_LE_REPLICAS,
     MSG_RESTART_ON_CREATE,
     OBJECT,
-    STRING,
     VLLM_DISTRIBUTED_EXECUTOR_BACKENDS,
     cel_error,
+    kv_transfer_policy_errors,
     validate_component_deployment_cel,
     validate_graph_cel,
 )
@@ -126,7 +121,7 @@ def _dgd_schema_errors(
             errors += _service_cel(svc, spec_path.child("services").key(name), old_services.get(name))
     experimental = dgd.spec.experimental
     if experimental is not None and experimental.kv_transfer_policy is not None:
-        errors += _kv_transfer_policy_cel(
+        errors += kv_transfer_policy_errors(
             experimental.kv_transfer_policy, spec_path.child("experimental", "kvTransferPolicy")
         )
     return errors
@@ -216,21 +211,6 @@ def _gms_cel(gms: alpha.GPUMemoryServiceSpec, path: Path) -> list[FieldError]:
         errors.append(cel_error(path, OBJECT, MSG_GMS_CLIENT_PODS_MODE))
     if gms.extra_client_pods:
         errors.append(cel_error(path, OBJECT, MSG_GMS_CLIENT_PODS_RESERVED))
-    return errors
-
-
-def _kv_transfer_policy_cel(policy: alpha.KvTransferPolicy, path: Path) -> list[FieldError]:
-    errors: list[FieldError] = []
-    if (policy.label_key is None) == (policy.cluster_topology_name is None):
-        errors.append(cel_error(path, OBJECT, MSG_KVT_EXACTLY_ONE))
-    preferred = policy.enforcement == "preferred"
-    if preferred and policy.preferred_weight is None:
-        errors.append(cel_error(path, OBJECT, MSG_KVT_WEIGHT_REQUIRED))
-    if policy.preferred_weight is not None and not preferred:
-        errors.append(cel_error(path, OBJECT, MSG_KVT_WEIGHT_ONLY_PREFERRED))
-    key = policy.label_key
-    if key is not None and "/" in key and len(key.split("/", 1)[0]) > LABEL_KEY_PREFIX_MAX_LENGTH:
-        errors.append(cel_error(path.child("labelKey"), STRING, MSG_KVT_LABEL_PREFIX))
     return errors
 
 

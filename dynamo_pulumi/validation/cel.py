@@ -90,7 +90,7 @@ def validate_graph_cel(
                 errors += validate_component_transition_cel(comp, previous, path)
     experimental = dgd.spec.experimental
     if experimental is not None and experimental.kv_transfer_policy is not None:
-        errors += _kv_transfer_policy_errors(
+        errors += kv_transfer_policy_errors(
             experimental.kv_transfer_policy, spec_path.child("experimental", "kvTransferPolicy")
         )
     return errors
@@ -246,7 +246,8 @@ def _blank_image(container: dict[str, Any]) -> bool:
 # --- kvTransferPolicy -----------------------------------------------------------------------------
 
 
-def _kv_transfer_policy_errors(policy: KvTransferPolicy, path: Path) -> list[FieldError]:
+def kv_transfer_policy_errors(policy: KvTransferPolicy, path: Path) -> list[FieldError]:
+    """The kvTransferPolicy CEL rules; the alpha CRD shares the struct and its rules."""
     errors: list[FieldError] = []
     if (policy.label_key is None) == (policy.cluster_topology_name is None):
         errors.append(cel_error(path, OBJECT, MSG_KVT_EXACTLY_ONE))
