@@ -200,27 +200,19 @@ def _component_value(target: str, value: dict[str, Any], path: Path) -> list[Fie
     if minimum_key == "minAvailable" and "minAvailable" in value:
         errors += _positive_int32(value["minAvailable"], path.child("minAvailable"))
     if minimum_key == "spec" and "spec" in value:
-        errors += _clique_spec_value(value["spec"], path.child("spec"))
+        errors += _one_positive_int32_object(value["spec"], path.child("spec"), "minAvailable")
     if "rollingUpdate" in value:
-        errors += _rolling_update_value(value["rollingUpdate"], path.child("rollingUpdate"))
+        errors += _one_positive_int32_object(value["rollingUpdate"], path.child("rollingUpdate"), "maxUnavailable")
     return errors
 
 
-def _clique_spec_value(spec: Any, path: Path) -> list[FieldError]:
-    if not isinstance(spec, dict):
+def _one_positive_int32_object(value: Any, path: Path, key: str) -> list[FieldError]:
+    """A JSON object whose only field, ``key``, is optional and a positive 32-bit integer."""
+    if not isinstance(value, dict):
         return [invalid(path, None, "must be a JSON object")]
-    errors = _reject_unknown(spec, path, "minAvailable")
-    if "minAvailable" in spec:
-        errors += _positive_int32(spec["minAvailable"], path.child("minAvailable"))
-    return errors
-
-
-def _rolling_update_value(rolling: Any, path: Path) -> list[FieldError]:
-    if not isinstance(rolling, dict):
-        return [invalid(path, None, "must be a JSON object")]
-    errors = _reject_unknown(rolling, path, "maxUnavailable")
-    if "maxUnavailable" in rolling:
-        errors += _positive_int32(rolling["maxUnavailable"], path.child("maxUnavailable"))
+    errors = _reject_unknown(value, path, key)
+    if key in value:
+        errors += _positive_int32(value[key], path.child(key))
     return errors
 
 
