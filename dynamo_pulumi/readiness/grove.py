@@ -69,8 +69,27 @@ def _generation_gate(child: Mapping[str, Any] | None) -> ReadinessResult | None:
     return None
 
 
-def _rollout_checks(desired: int, updated: int, replicas: int) -> ReadinessResult | None:
-    """After capacity: unfinished rollouts (``updating``), shared by both child kinds."""
+def _shortfall_condition(
+    child: Mapping[str, Any], condition_type: str, reason: str
+) -> Mapping[str, Any] | None:
+    """The child's ``condition_type`` condition when it is ``False`` for the capacity ``reason``."""
+    condition = find_condition(child, condition_type)
+    if condition is not None and condition.get("status") == "False" and condition.get("reason") == reason:
+        return condition
+    return None
+
+
+def _schedule_and_rollout_checks(
+    desired: int, scheduled: int, updated: int, replicas: int
+) -> ReadinessResult | None:
+    """After the condition: a partial schedule (capacity), then unfinished rollouts (``updating``).
+
+    Shared by both child kinds.
+    """
+    if 0 < scheduled < desired:
+        return _not_ready(
+            f"insufficient scheduled replicas: scheduled={scheduled}/{desired}", INSUFFICIENT_CAPACITY
+        )
     if desired != updated:
         return _not_ready(f"desired={desired}, updated={updated}", UPDATING)
     if replicas != desired:
@@ -101,21 +120,13 @@ def pod_clique_ready(pod_clique: Mapping[str, Any] | None) -> ReadinessResult:
         return READY
     if gated > 0:
         return _not_ready(f"schedule-gated replicas: {gated}", INSUFFICIENT_CAPACITY)
-    condition = find_condition(pod_clique, POD_CLIQUE_SCHEDULED)
-    if (
-        condition is not None
-        and condition.get("status") == "False"
-        and condition.get("reason") == INSUFFICIENT_SCHEDULED_PODS
-    ):
+    condition = _shortfall_condition(pod_clique, POD_CLIQUE_SCHEDULED, INSUFFICIENT_SCHEDULED_PODS)
+    if condition is not None:
         message = f"scheduling condition {condition.get('reason', '')}: {condition.get('message', '')}"
         return _not_ready(message, INSUFFICIENT_CAPACITY)
-    if 0 < scheduled < desired:
-        return _not_ready(
-            f"insufficient scheduled replicas: scheduled={scheduled}/{desired}", INSUFFICIENT_CAPACITY
-        )
-    rollout = _rollout_checks(desired, updated, replicas)
-    if rollout is not None:
-        return rollout
+    later = _schedule_and_rollout_checks(desired, scheduled, updated, replicas)
+    if later is not None:
+        return later
     return _not_ready(f"scheduled but ready={ready}/{desired}", PODS_NOT_READY)
 
 
@@ -138,21 +149,13 @@ def pod_clique_scaling_group_ready(pcsg: Mapping[str, Any] | None) -> ReadinessR
     scheduled = int_at(pcsg, "status", "scheduledReplicas")
     if desired == 0 or replicas == updated == available == desired:
         return READY
-    condition = find_condition(pcsg, MIN_AVAILABLE_BREACHED)
-    if (
-        condition is not None
-        and condition.get("status") == "False"
-        and condition.get("reason") == INSUFFICIENT_SCHEDULED_PCSG_REPLICAS
-    ):
+    condition = _shortfall_condition(pcsg, MIN_AVAILABLE_BREACHED, INSUFFICIENT_SCHEDULED_PCSG_REPLICAS)
+    if condition is not None:
         message = f"min-available breached ({condition.get('reason', '')}): {condition.get('message', '')}"
         return _not_ready(message, INSUFFICIENT_CAPACITY)
-    if 0 < scheduled < desired:
-        return _not_ready(
-            f"insufficient scheduled replicas: scheduled={scheduled}/{desired}", INSUFFICIENT_CAPACITY
-        )
-    rollout = _rollout_checks(desired, updated, replicas)
-    if rollout is not None:
-        return rollout
+    later = _schedule_and_rollout_checks(desired, scheduled, updated, replicas)
+    if later is not None:
+        return later
     return _not_ready(f"scheduled but available={available}/{desired}", PODS_NOT_READY)
 
 
