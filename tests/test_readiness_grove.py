@@ -44,32 +44,31 @@ def _status(observed: int | None, **counts: int) -> dict[str, Any]:
     return status
 
 
+def _grove_child(
+    recording: str, name: str, generation: int, desired: int, observed: int | None, counts: dict[str, int]
+) -> dict[str, Any]:
+    """A recorded Grove child with the identity, spec and status of a case."""
+    counts.setdefault("scheduledReplicas", 0)
+    obj = patched(
+        recorded(recording),
+        {
+            "metadata": {"name": name, "namespace": "default", "generation": generation},
+            "spec": {"replicas": desired},
+        },
+    )
+    obj["status"] = _status(observed, **counts)
+    return obj
+
+
 def pclq(name: str, generation: int, desired: int, observed: int | None, **counts: int) -> dict[str, Any]:
     """A PodClique shaped like the recorded one, with the identity, spec and status of a case."""
     counts.setdefault("scheduleGatedReplicas", 0)
-    counts.setdefault("scheduledReplicas", 0)
-    obj = patched(
-        recorded("podclique"),
-        {
-            "metadata": {"name": name, "namespace": "default", "generation": generation},
-            "spec": {"replicas": desired},
-        },
-    )
-    obj["status"] = _status(observed, **counts)
-    return obj
+    return _grove_child("podclique", name, generation, desired, observed, counts)
 
 
 def pcsg(name: str, generation: int, desired: int, observed: int | None, **counts: int) -> dict[str, Any]:
-    counts.setdefault("scheduledReplicas", 0)
-    obj = patched(
-        recorded("pcsg"),
-        {
-            "metadata": {"name": name, "namespace": "default", "generation": generation},
-            "spec": {"replicas": desired},
-        },
-    )
-    obj["status"] = _status(observed, **counts)
-    return obj
+    """A PodCliqueScalingGroup shaped like the recorded one (PCSGs have no schedule-gated count)."""
+    return _grove_child("pcsg", name, generation, desired, observed, counts)
 
 
 # --- Ex.8: TestCheckPodCliqueReady ------------------------------------------------------------------
