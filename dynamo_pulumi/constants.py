@@ -26,6 +26,9 @@ ENDPOINT_PICKER_CONFIG_KIND: Final = "EndpointPickerConfig"
 ISTIO_NETWORKING_API_VERSION: Final = "networking.istio.io/v1beta1"
 GATEWAY_API_VERSION: Final = "gateway.networking.k8s.io/v1"
 GROVE_API_VERSION: Final = "grove.io/v1alpha1"
+POD_CLIQUE_KIND: Final = "PodClique"
+POD_CLIQUE_SCALING_GROUP_KIND: Final = "PodCliqueScalingGroup"
+POD_CLIQUE_SET_KIND: Final = "PodCliqueSet"
 
 # --- ports ----------------------------------------------------------------------------------------
 

@@ -18,11 +18,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dynamo_pulumi.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
 from dynamo_pulumi.readiness._fields import name_of, namespace_of
 from dynamo_pulumi.readiness.grove import (
-    POD_CLIQUE,
-    POD_CLIQUE_SCALING_GROUP,
-    POD_CLIQUE_SET,
     GroveComponentReadiness,
     child_ready,
     grove_components,
@@ -109,9 +107,9 @@ def _evaluate(obj: Mapping[str, Any], reader: ObjectReader, namespace: str) -> R
         )
     if group == "nvidia.com" and kind == "DynamoComponentDeployment":
         return ResourceReadiness(name, kind, dcd_ready(live()))
-    if group == "grove.io" and kind in (POD_CLIQUE, POD_CLIQUE_SCALING_GROUP):
+    if group == "grove.io" and kind in (POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND):
         return ResourceReadiness(name, kind, child_ready(kind, live()))
-    if group == "grove.io" and kind == POD_CLIQUE_SET:
+    if group == "grove.io" and kind == POD_CLIQUE_SET_KIND:
         # Children live in the PCS's group/version and namespace, one per component.
         components = tuple(
             GroveComponentReadiness(
@@ -155,7 +153,7 @@ def aggregate(resources: Sequence[ResourceReadiness]) -> ReadinessResult:
     generic reason), merged like components are when there is more than one.
     """
     classification = merge_classifications(
-        [r.result.reason for r in resources if r.kind == POD_CLIQUE_SET and not r.result.ready]
+        [r.result.reason for r in resources if r.kind == POD_CLIQUE_SET_KIND and not r.result.ready]
     )
     return check_resources_readiness(resources, classification)
 

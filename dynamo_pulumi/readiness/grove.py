@@ -15,6 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dynamo_pulumi.constants import (
+    POD_CLIQUE_KIND,
+    POD_CLIQUE_SCALING_GROUP_KIND,
+)
 from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, name_of, optional_int_at
 from dynamo_pulumi.readiness.result import (
     INSUFFICIENT_CAPACITY,
@@ -28,11 +32,6 @@ from dynamo_pulumi.readiness.result import (
     ReadinessResult,
     spec_not_yet_processed,
 )
-
-GROVE_API_VERSION: Final = "grove.io/v1alpha1"
-POD_CLIQUE: Final = "PodClique"
-POD_CLIQUE_SCALING_GROUP: Final = "PodCliqueScalingGroup"
-POD_CLIQUE_SET: Final = "PodCliqueSet"
 
 #: Grove condition on a PodClique (``constants.ConditionTypePodCliqueScheduled``).
 POD_CLIQUE_SCHEDULED: Final = "PodCliqueScheduled"
@@ -204,7 +203,7 @@ def grove_components(pcs: Mapping[str, Any]) -> list[GroveComponent]:
     return [
         GroveComponent(
             component=component,
-            kind=POD_CLIQUE_SCALING_GROUP if uses_group[component] else POD_CLIQUE,
+            kind=POD_CLIQUE_SCALING_GROUP_KIND if uses_group[component] else POD_CLIQUE_KIND,
             name=grove_component_resource_name(pcs_name, component),
         )
         for component in order
@@ -221,9 +220,9 @@ class GroveComponentReadiness:
 
 def child_ready(kind: str, child: Mapping[str, Any] | None) -> ReadinessResult:
     """Dispatch to the PodClique or PodCliqueScalingGroup predicate."""
-    if kind == POD_CLIQUE_SCALING_GROUP:
+    if kind == POD_CLIQUE_SCALING_GROUP_KIND:
         return pod_clique_scaling_group_ready(child)
-    if kind == POD_CLIQUE:
+    if kind == POD_CLIQUE_KIND:
         return pod_clique_ready(child)
     raise ValueError(f"not a Grove child kind: {kind!r}")
 

@@ -18,6 +18,7 @@ from dynamo_pulumi.constants import (
     GROVE_ANNOTATION_VOLCANO_QUEUE,
     GROVE_API_VERSION,
     KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,
+    POD_CLIQUE_SET_KIND,
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.pcs_naming import pcs_name_for_dgd
@@ -28,7 +29,6 @@ from dynamo_pulumi.render.grove.topology import spec_topology_constraint
 from dynamo_pulumi.render.grove.update_strategy import update_strategy
 from dynamo_pulumi.render.objects.common import k8s_object
 
-POD_CLIQUE_SET_KIND = "PodCliqueSet"
 #: ``orchestrators.grove.terminationDelay`` default (15 minutes), as Go serialises it.
 DEFAULT_GROVE_TERMINATION_DELAY = "15m0s"
 
