@@ -95,3 +95,9 @@ def combined_name_length(pcs: str, component: DynamoComponentDeploymentSharedSpe
     if component.uses_pcsg:
         length += len(longest_pod_clique_name(component))
     return length
+
+
+def grove_component_resource_name(pcs_name: str, component: str) -> str:
+    """``GroveComponentResourceName``: ``<pcs>-0-<lower(component)>``, the PodClique or
+    PodCliqueScalingGroup that readiness and scaling read for a component (replica index 0)."""
+    return f"{pcs_name}-0-{component.lower()}"

@@ -10,16 +10,12 @@ from grove_fixtures import component, graph, main_container
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.pcs_naming import pod_clique_names
+from dynamo_pulumi.pcs_naming import grove_component_resource_name, pcs_name_for_dgd, pod_clique_names
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_pod_clique_set
 from dynamo_pulumi.render.grove.cliques import clique_min_available
 from dynamo_pulumi.render.grove.gms import rank_claim_template_name
-from dynamo_pulumi.render.grove.podcliqueset import (
-    format_go_duration,
-    grove_component_resource_name,
-    parse_go_duration,
-)
+from dynamo_pulumi.render.grove.podcliqueset import format_go_duration, parse_go_duration
 from dynamo_pulumi.render.grove.provider_overrides import compose_overrides, effective_min_available
 from dynamo_pulumi.render.grove.roles import ServiceRole, expand_roles
 from dynamo_pulumi.render.grove.startup_order import startup_dependencies
@@ -214,10 +210,10 @@ def test_rendering_is_deterministic_and_leaves_the_graph_untouched() -> None:
 
 def test_grove_component_resource_name_uses_the_pcs_name_and_lowercase_component() -> None:
     dgd = graph([component("Decode", multinode={"nodeCount": 2})], name="g")
-    assert grove_component_resource_name(dgd, "Decode") == "g-0-decode"
+    assert grove_component_resource_name(pcs_name_for_dgd(dgd), "Decode") == "g-0-decode"
     long = graph([component("decode-worker-component", multinode={"nodeCount": 2})],
                  name="a-graph-name-that-is-long-enough")
-    name = grove_component_resource_name(long, "decode-worker-component")
+    name = grove_component_resource_name(pcs_name_for_dgd(long), "decode-worker-component")
     assert name.endswith("-0-decode-worker-component") and not name.startswith("a-graph-name-that-is-long-enough-")
 
 

@@ -19,6 +19,7 @@ from dynamo_pulumi.constants import (
     POD_CLIQUE_KIND,
     POD_CLIQUE_SCALING_GROUP_KIND,
 )
+from dynamo_pulumi.pcs_naming import grove_component_resource_name
 from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, name_of, optional_int_at
 from dynamo_pulumi.readiness.result import (
     INSUFFICIENT_CAPACITY,
@@ -168,11 +169,6 @@ class GroveComponent:
     component: str
     kind: str
     name: str
-
-
-def grove_component_resource_name(pcs_name: str, component: str) -> str:
-    """``GroveComponentResourceName``: replica index 0 of the PCS, then the lower-cased component."""
-    return f"{pcs_name}-0-{component.lower()}"
 
 
 def grove_components(pcs: Mapping[str, Any]) -> list[GroveComponent]:

@@ -71,12 +71,6 @@ def termination_delay(platform: Platform) -> str | None:
     return format_go_duration(seconds) if seconds > 0 else None
 
 
-def grove_component_resource_name(dgd: DynamoGraphDeployment, component_name: str) -> str:
-    """``GroveComponentResourceName``: ``<pcs>-0-<lower(component)>``, the PodClique or
-    PodCliqueScalingGroup that readiness and scaling read for a component."""
-    return f"{pcs_name_for_dgd(dgd)}-0-{component_name.lower()}"
-
-
 def pod_clique_set_shell(dgd: DynamoGraphDeployment, platform: Platform, namespace: str) -> dict[str, Any]:
     """The PCS with everything except cliques, scaling groups and claim templates."""
     labels = dict(dgd.spec.labels or {})
