@@ -1,7 +1,9 @@
 """``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE]``: admission, offline.
 
-Every Dynamo object in every FILE goes through what the API server would run on CREATE
-(defaulting, CEL, the operator's validating webhook). With ``--old``, an object whose kind and
+Every Dynamo object in every FILE gets the deployability verdict every other command and the
+Pulumi components use: what the API server would run on CREATE (object metadata and size,
+defaulting, CEL, the operator's validating webhook), then every refusal rendering would make
+(rendered names and labels, backend detection, orchestrator availability). With ``--old``, an object whose kind and
 name also appear in the old file is checked as an UPDATE of that object instead.
 
 Valid objects print one summary line each on stdout; warnings go to stderr. An invalid object
@@ -20,9 +22,9 @@ from typing import Any, TextIO
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError
-from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents, validate_loaded
+from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents
 from dynamo_pulumi.platform import Platform, load_platform
-from dynamo_pulumi.validation import validate_update
+from dynamo_pulumi.verdict import judge
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
 
@@ -111,15 +113,10 @@ def _validate_object(
 ) -> bool:
     obj = loaded.object
     old = old_objects.get((obj.kind, obj.name))
-    if old is None:
-        # Create admission with the v1alpha1 compatibility pass and alpha error paths.
-        findings = validate_loaded(loaded, platform)
-        errors = findings.errors
-    else:
-        findings = validate_update(old, obj, platform, source_api_version=loaded.source_api_version)
-        errors = (
-            [loaded.path_map.map_error(e) for e in findings.errors] if loaded.is_alpha else findings.errors
-        )
+    # The one deployability verdict: admission (create, or update of ``old``) at the paths the
+    # user wrote, then every refusal rendering would make.
+    findings = judge(loaded, platform, old=old)
+    errors = findings.errors
     for warning in findings.warnings:
         print(f"{path}: warning: {warning}", file=err)
     if errors:

@@ -17,7 +17,7 @@ creating the new hash-named workload before deleting the old one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.loading import LoadedObject
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
 from dynamo_pulumi.resources.placement import GpuPlacement
@@ -157,31 +158,31 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
 
 def load_spec(spec: SpecSource, name: str = "") -> tuple[GraphModel, OutputTable]:
     """The graph model of ``spec`` (v1alpha1 converted) and the Outputs parked in it."""
-    from dynamo_pulumi.loading import load_graph
+    entry, table = load_spec_entry(spec, name)
+    return entry.object, table  # type: ignore[return-value]
+
+
+def load_spec_entry(spec: SpecSource, name: str = "") -> tuple[LoadedObject, OutputTable]:
+    """Like :func:`load_spec`, keeping where the graph came from (v1alpha1 paths for errors).
+
+    A graph without ``metadata.name`` takes the Pulumi resource name ``name``."""
+    from dynamo_pulumi.loading import load_graph_entry
 
     table = OutputTable()
-    graph = load_graph(_as_document(spec, name, table))
-    if not graph.metadata.name:
-        if not name:
-            raise InputError("the graph has no metadata.name")
+    entry = load_graph_entry(_as_document(spec, name, table))
+    graph = entry.object
+    if not graph.metadata.name and name:
         graph.metadata.name = name
-    return graph, table
+    return entry, table
 
 
-def _placed(graph: GraphModel, placement: GpuPlacement, table: OutputTable) -> GraphModel:
+def _placed(entry: LoadedObject, placement: GpuPlacement, table: OutputTable) -> LoadedObject:
     """The graph with the GPU placement written into its GPU components' pod templates."""
     from dynamo_pulumi.loading import load_graph
 
-    wire = graph.to_wire()
+    wire = entry.object.to_wire()
     placement.apply(wire)
-    return load_graph(park(wire, table))
-
-
-def validate_graph(graph: GraphModel, platform: Platform) -> list[str]:
-    """Admission parity: raises GraphValidationError with every field error; returns warnings."""
-    from dynamo_pulumi.validation import check
-
-    return [str(warning) for warning in check(graph, platform)]
+    return replace(entry, object=load_graph(park(wire, table)))
 
 
 # --- grouping ---------------------------------------------------------------------------------------
@@ -344,16 +345,20 @@ def plan_graph(
     name: str = "",
     placement: GpuPlacement | None = None,
 ) -> GraphPlan:
-    """Load, validate and render ``spec`` into a plan. Raises before anything is registered."""
-    from dynamo_pulumi.render import render_graph
+    """Load, judge (:mod:`dynamo_pulumi.verdict`) and render ``spec`` into a plan. Raises before
+    anything is registered."""
+    from dynamo_pulumi.verdict import check_deployable
 
     resolved = load_platform(platform)  # type: ignore[arg-type]
-    graph, table = load_spec(spec, name)
+    entry, table = load_spec_entry(spec, name)
     if placement is not None:
-        graph = _placed(graph, placement, table)
+        entry = _placed(entry, placement, table)
+    graph: GraphModel = entry.object  # type: ignore[assignment]
     ns = namespace or graph.metadata.namespace or "default"
-    warnings = validate_graph(graph, resolved)
-    result = render_graph(graph, platform=resolved, namespace=ns)
+    verdict = check_deployable(entry, resolved, namespace)
+    result = verdict.rendered
+    assert result is not None  # render mode: a deployable graph carries its rendering
+    warnings = verdict.warnings
     if table:
         _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
     plan = plan_from_rendered(

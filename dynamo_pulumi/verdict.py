@@ -1,0 +1,179 @@
+"""One answer to "can this graph be deployed on this platform?", for every entry point.
+
+``validate``, ``render``, ``preview``, ``diff`` and the Pulumi components all call
+:func:`judge` (or :func:`check_deployable`), so none of them can call a graph valid that another
+refuses. The verdict runs, in the API server's order and then the controller's:
+
+1. what the API server checks on any object: ``metadata.name`` present and a DNS-1123 subdomain,
+   namespace, labels, total annotation size, object size (:mod:`.validation.object_meta`);
+2. admission: defaulting, schema and CEL, the operator's webhook (create, or update with ``old``);
+3. in render mode, every refusal of the rendering pathway: rendered names and labels, backend
+   detection, pathway and orchestrator availability, features that need cluster state
+   (a :class:`~dynamo_pulumi.errors.RenderError` anywhere in :func:`~dynamo_pulumi.render.render_graph`),
+   then the size limits of every rendered object.
+
+The rendered result is kept on the verdict, so a caller that goes on to render does not render
+twice. This module imports neither ``pulumi`` nor ``kubernetes``: ``validate`` must start fast.
+Operator mode (the CR itself is applied and the operator renders in the cluster) skips step 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.errors import (
+    ErrorType,
+    FieldError,
+    GraphValidationError,
+    InputError,
+    RenderError,
+    invalid,
+)
+from dynamo_pulumi.kube_names import dns1123_label_problems
+from dynamo_pulumi.loading import LoadedObject, validate_loaded
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render import RenderResult, render_graph
+from dynamo_pulumi.render.name_checks import RenderedNameError
+from dynamo_pulumi.validation.object_meta import object_meta_errors, rendered_object_errors
+
+Mode = Literal["render", "operator"]
+Graph = DynamoGraphDeployment | DynamoComponentDeployment
+Subject = LoadedObject | Graph
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Every reason the object cannot be deployed (empty when it can), warnings, and what it
+    renders to (render mode, deployable objects only)."""
+
+    kind: str
+    name: str
+    errors: list[FieldError] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    rendered: RenderResult | None = None
+
+    @property
+    def deployable(self) -> bool:
+        return not self.errors
+
+    def error(self) -> GraphValidationError:
+        """The verdict as the one exception every entry point raises or prints."""
+        return GraphValidationError(self.errors, self.kind, self.name, self.warnings)
+
+    def raise_if_refused(self) -> Verdict:
+        if self.errors:
+            raise self.error()
+        return self
+
+
+def judge(
+    subject: Subject,
+    platform: Platform | None = None,
+    namespace: str | None = None,
+    *,
+    old: Any = None,
+    old_stored: bool = False,
+    mode: Mode = "render",
+) -> Verdict:
+    """The deployability verdict of one DGD or DCD (a loaded object keeps its v1alpha1 paths).
+
+    ``namespace`` is the target namespace (default: the object's, else ``default``); ``old`` the
+    object as deployed now, for an update; ``mode="operator"`` stops after admission.
+    """
+    loaded = subject if isinstance(subject, LoadedObject) else LoadedObject(object=subject)
+    obj = loaded.object
+    platform = platform or Platform()
+    kind, name = obj.kind, obj.name
+    target = namespace or obj.metadata.namespace or DEFAULT_NAMESPACE
+    errors = object_meta_errors(obj.to_wire()) + _target_namespace_errors(namespace)
+    if errors:
+        return Verdict(kind, name, errors)
+    errors, warnings = _admission(loaded, platform, target, old, old_stored)
+    if errors or mode == "operator" or not isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
+        return Verdict(kind, name, errors, warnings)
+    try:
+        rendered = render_graph(obj, platform, target)
+    except RenderError as exc:
+        return Verdict(kind, name, refusal_errors(exc, loaded), warnings)
+    except InputError as exc:  # pragma: no cover - namespaces are checked above
+        return Verdict(kind, name, [invalid("metadata.namespace", target, str(exc))], warnings)
+    size_errors = [e for o in [*rendered.components, *rendered.objects] for e in rendered_object_errors(o)]
+    return Verdict(kind, name, size_errors, warnings, None if size_errors else rendered)
+
+
+def check_deployable(
+    subject: Subject,
+    platform: Platform | None = None,
+    namespace: str | None = None,
+    *,
+    old: Any = None,
+    old_stored: bool = False,
+    mode: Mode = "render",
+) -> Verdict:
+    """:func:`judge`, raising :class:`GraphValidationError` with every error when refused."""
+    return judge(subject, platform, namespace, old=old, old_stored=old_stored, mode=mode).raise_if_refused()
+
+
+def _target_namespace_errors(namespace: str | None) -> list[FieldError]:
+    """A namespace given by the caller (``--namespace``, ``namespace=``) must be a DNS-1123 label."""
+    if namespace is None:
+        return []
+    problems = dns1123_label_problems(namespace) if namespace else ["must not be empty"]
+    return [invalid("metadata.namespace", namespace, f"target namespace {p}") for p in problems]
+
+
+def _admission(
+    loaded: LoadedObject, platform: Platform, namespace: str, old: Any, old_stored: bool
+) -> tuple[list[FieldError], list[str]]:
+    """Create or update admission; errors at the paths the user wrote (alpha paths for alpha)."""
+    if old is None:
+        findings = validate_loaded(loaded, platform, namespace)
+        return findings.errors, findings.warnings
+    from dynamo_pulumi.validation import validate_update
+
+    findings = validate_update(
+        old,
+        loaded.object,
+        platform,
+        source_api_version=loaded.source_api_version,
+        old_stored=old_stored,
+        namespace=namespace,
+    )
+    errors = [loaded.path_map.map_error(e) for e in findings.errors] if loaded.is_alpha else findings.errors
+    return errors, findings.warnings
+
+
+def refusal_errors(exc: RenderError, loaded: LoadedObject) -> list[FieldError]:
+    """A rendering refusal as field errors: one per refused name, else one at the refused field.
+
+    A refusal names a field of the graph (``spec.components[1].multinode``), a rendered object
+    (``gpt-oss-disagg-decode``) or nothing; only field paths are used as the error's path, the
+    rest stays in the message.
+    """
+    if isinstance(exc, RenderedNameError):
+        return [
+            _refused(p.source_path or "metadata.name", f"the API server would refuse {p.text}", loaded)
+            for p in exc.problems
+        ]
+    message = str(exc)
+    path = exc.path
+    if _is_field_path(path):
+        message = message.removeprefix(f"{path}: ")
+    else:
+        path = "spec"
+    return [_refused(path, f"cannot be rendered: {message}", loaded)]
+
+
+def _is_field_path(path: str) -> bool:
+    return path == "spec" or path.startswith(("spec.", "metadata.", "spec["))
+
+
+def _refused(path: str, detail: str, loaded: LoadedObject) -> FieldError:
+    error = FieldError(ErrorType.FORBIDDEN, path, detail)
+    return loaded.path_map.map_error(error) if loaded.is_alpha else error
+
+
+__all__ = ["Mode", "Verdict", "check_deployable", "judge", "refusal_errors"]

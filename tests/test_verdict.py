@@ -1,0 +1,181 @@
+"""One deployability verdict: what ``validate`` accepts is exactly what ``render`` renders, and every
+refusal is a field error with advice that fits its cause."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from dynamo_pulumi.cli import main
+from dynamo_pulumi.errors import GraphValidationError
+from dynamo_pulumi.loading import load_documents, load_graph
+from dynamo_pulumi.platform import load_platform
+from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.verdict import check_deployable, judge
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+PLATFORMS = {
+    "default": {},
+    "grove-and-lws": {"orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}}},
+}
+
+
+def example() -> dict[str, Any]:
+    return yaml.safe_load(default_graph_path().read_text())
+
+
+def errors_of(document: dict[str, Any], platform: dict[str, Any] | None = None, namespace: str | None = None) -> list[str]:
+    return [str(e) for e in judge(load_graph(document), load_platform(platform or {}), namespace).errors]
+
+
+def test_the_embedded_example_is_deployable_and_carries_its_rendering() -> None:
+    verdict = judge(load_graph(example()))
+    assert verdict.deployable and verdict.errors == []
+    assert verdict.rendered is not None and verdict.rendered.objects
+
+
+def test_a_name_with_an_invalid_character_is_refused_at_metadata_name() -> None:
+    doc = example()
+    doc["metadata"]["name"] = "Vllm_Agg"
+    (error,) = errors_of(doc)
+    assert error.startswith('metadata.name: Invalid value: "Vllm_Agg": a lowercase RFC 1123 subdomain')
+
+
+def test_a_missing_name_is_required() -> None:
+    doc = example()
+    del doc["metadata"]["name"]
+    assert errors_of(doc) == ["metadata.name: Required value: name or generateName is required"]
+
+
+def test_a_long_name_is_refused_with_advice_to_shorten_it() -> None:
+    doc = example()
+    doc["metadata"]["name"] = "a" * 60
+    errors = errors_of(doc)
+    assert errors and all(e.startswith("metadata.name: Forbidden: the API server would refuse") for e in errors)
+    assert all("must be no more than 63 characters" in e and "; shorten the DynamoGraphDeployment name" in e for e in errors)
+
+
+def test_an_invalid_character_in_a_rendered_name_is_not_fixed_by_shortening() -> None:
+    doc = example()
+    doc["metadata"]["name"] = "1vllm"  # a valid subdomain, but Service names must start with a letter
+    errors = errors_of(doc)
+    assert errors
+    service_errors = [e for e in errors if 'Service "1vllm-' in e]
+    assert service_errors and all("; rename the DynamoGraphDeployment name" in e for e in service_errors)
+    assert not any("shorten" in e for e in service_errors)
+
+
+def test_a_backend_framework_that_contradicts_the_command_is_refused() -> None:
+    doc = example()
+    doc["spec"]["backendFramework"] = "sglang"
+    assert errors_of(doc) == [
+        'spec.components[VllmWorker]: Forbidden: cannot be rendered: backend framework mismatch: '
+        'detected "vllm" from command but explicitly configured as "sglang"'
+    ]
+
+
+def test_a_multinode_component_needs_a_multinode_orchestrator_on_the_platform() -> None:
+    doc = example()
+    doc["spec"]["components"][1]["multinode"] = {"nodeCount": 2}
+    (error,) = errors_of(doc)
+    assert error.startswith("spec.components: Forbidden: cannot be rendered: no multinode orchestrator available")
+    assert errors_of(doc, {"orchestrators": {"lws": {"enabled": True}}}) == []
+
+
+def test_a_namespace_that_is_no_dns_label_is_refused_at_metadata_namespace() -> None:
+    doc = example()
+    doc["metadata"]["namespace"] = "<your-namespace>"
+    (error,) = errors_of(doc)
+    assert error.startswith('metadata.namespace: Invalid value: "<your-namespace>": a lowercase RFC 1123 label')
+
+
+def test_a_target_namespace_that_is_no_dns_label_is_refused() -> None:
+    (error,) = errors_of(example(), namespace="Team_A")
+    assert error.startswith('metadata.namespace: Invalid value: "Team_A": target namespace a lowercase RFC 1123 label')
+
+
+def test_operator_mode_stops_after_admission() -> None:
+    doc = example()
+    doc["spec"]["backendFramework"] = "sglang"
+    assert judge(load_graph(doc), mode="operator").deployable
+    assert judge(load_graph(doc), mode="operator").rendered is None
+
+
+def test_check_deployable_raises_one_error_with_every_field_error() -> None:
+    doc = example()
+    doc["metadata"]["name"] = "a" * 60
+    with pytest.raises(GraphValidationError) as info:
+        check_deployable(load_graph(doc))
+    assert len(info.value.errors) == 4 and info.value.name == "a" * 60
+
+
+def test_the_verdict_module_does_not_import_pulumi() -> None:
+    code = "import sys, dynamo_pulumi.verdict; print('pulumi' in sys.modules)"
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+# --- every entry point agrees -------------------------------------------------------------------
+
+
+def _graph_files() -> list[Path]:
+    corpus = sorted(CORPUS.glob("*.yaml")) if CORPUS.is_dir() else []
+    return [*corpus, *sorted(EXAMPLES.glob("*/graph.yaml")), default_graph_path()]
+
+
+def _exit_code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # pragma: no cover - argparse errors
+        code = int(exc.code or 0)
+    capsys.readouterr()
+    return code
+
+
+@pytest.mark.parametrize("platform_name", sorted(PLATFORMS))
+def test_validate_accepts_exactly_what_render_renders(
+    platform_name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    platform = tmp_path / "platform.yaml"
+    platform.write_text(yaml.safe_dump(PLATFORMS[platform_name]))
+    files = _graph_files()
+    assert len(files) > 3
+    disagreements = []
+    for path in files:
+        validate = _exit_code(["validate", "--platform", str(platform), str(path)], capsys)
+        render = _exit_code(["render", "--platform", str(platform), str(path)], capsys)
+        if (validate == 0) != (render == 0):
+            disagreements.append(f"{path.name}: validate exit {validate}, render exit {render}")
+    assert disagreements == []
+
+
+def test_the_corpus_has_graphs_admission_accepts_but_rendering_refuses() -> None:
+    """The verdict matters: without it, these would be 'valid' and then fail to render."""
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/conformance/corpus is not present")
+    refused_by_rendering = []
+    for path in sorted(CORPUS.glob("*.yaml")):
+        try:
+            graphs = load_documents(path).graphs
+        except GraphValidationError:
+            continue
+        for loaded in graphs:
+            errors = judge(loaded).errors
+            if errors and all("cannot be rendered" in e.detail or "would refuse" in e.detail for e in errors):
+                refused_by_rendering.append(path.name)
+    assert len(set(refused_by_rendering)) >= 5
+
+
+def test_an_update_is_judged_against_the_old_object() -> None:
+    old = load_graph(example())
+    new_doc = copy.deepcopy(example())
+    new_doc["spec"]["components"][1]["replicas"] = 2
+    assert judge(load_graph(new_doc), old=old).deployable
