@@ -22,6 +22,7 @@ from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 
 CONFIG_NAMESPACE = "dynamo-pulumi"
 DEFAULT_GRAPH = "default-graph.yaml"
@@ -51,7 +52,8 @@ def deploy(
     export: bool = True,
 ) -> DynamoGraphDeployment | DynamoComponentDeployment:
     """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs."""
-    planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement)
+    with reported_to_pulumi():
+        planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement)
     if planned.kind == DCD_KIND:
         dcd = DynamoComponentDeployment(planned.name, planned, opts=opts)
         if export:

@@ -1,8 +1,9 @@
 """The two Pulumi ComponentResources: ``DynamoGraphDeployment`` and ``DynamoComponentDeployment``.
 
-Order matters: the spec is loaded, validated and rendered *before* ``super().__init__``, so an
-invalid graph raises its GraphValidationError and nothing at all is registered (not even the
-component). After that, registration is a straight walk over the plan: graph-level objects under
+Order matters: the spec is loaded, judged and rendered *before* ``super().__init__``, so an
+invalid graph raises its GraphValidationError (a ``pulumi.RunError``, see :mod:`.run_errors`) and
+nothing at all is registered (not even the component); so does a graph whose objects another
+component of the program already creates (:mod:`.object_registry`). After that, registration is a straight walk over the plan: graph-level objects under
 the DGD, one DCD per component, the component's objects under its DCD. Providers given to the
 DGD (``provider=`` or ``providers=``) reach every child through Pulumi's parent chain.
 """
@@ -19,10 +20,12 @@ from dynamo_pulumi.api.v1beta1 import DCD_KIND, DGD_KIND
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
+from dynamo_pulumi.resources.object_registry import claim_objects
 from dynamo_pulumi.resources.options import ignore_changes
 from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 
 DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
@@ -73,14 +76,17 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         """``spec``: a DCD model, dict, YAML path or ready plan. ``_graph``/``_component`` are
         how a DynamoGraphDeployment hands over one of its components."""
         standalone = _graph is None
-        if _graph is None:
-            if spec is None:
-                raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
-            _graph = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
-            _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
-            _component = _graph.components[0]
-        if _component is None:
-            raise InputError(f"DynamoComponentDeployment {name!r}: no component given")
+        with reported_to_pulumi():
+            if _graph is None:
+                if spec is None:
+                    raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
+                _graph = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+                _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
+                _component = _graph.components[0]
+            if _component is None:
+                raise InputError(f"DynamoComponentDeployment {name!r}: no component given")
+            if standalone:
+                claim_objects(_graph, [*_graph.graph_objects, *_component.objects], f'{DCD_KIND} "{name}"')
         self.plan = _graph
         self.component = _component
         deps = _depends_on(opts)
@@ -130,8 +136,10 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan."""
-        plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
-        _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
+        with reported_to_pulumi():
+            plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+            _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
+            claim_objects(plan, plan.all_objects(), f'{DGD_KIND} "{name}"')
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
