@@ -26,6 +26,7 @@ from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summari
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
+from dynamo_pulumi.resources.typed_outputs import summary_numbers, total_of
 
 DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
@@ -105,8 +106,9 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.workload_kind = pulumi.Output.from_input(summary.workload_kind)
         self.workload_names = pulumi.Output.from_input(summary.workload_names)
         self.service_name = pulumi.Output.from_input(summary.service_name)
-        self.replicas = pulumi.Output.from_input(summary.replicas)
-        self.gpus = pulumi.Output.from_input(summary.gpus)
+        replicas, gpus = summary_numbers(summary.replicas, summary.gpus, self.plan.outputs)
+        self.replicas = pulumi.Output.from_input(replicas)
+        self.gpus = pulumi.Output.from_input(gpus)
         self.register_outputs(
             {
                 "workloadKind": self.workload_kind,
@@ -162,9 +164,12 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
         self.frontend_url = pulumi.Output.from_input(summary.frontend_url)
-        self.total_gpus = pulumi.Output.from_input(summary.total_gpus)
+        self.total_gpus = pulumi.Output.from_input(
+            total_of([c.gpus for c in self.components.values()]) if plan.outputs.integers else summary.total_gpus
+        )
         self.component_outputs = pulumi.Output.from_input(
-            {name: s.as_dict() for name, s in summary.components.items()}
+            {name: {**s.as_dict(), "replicas": c.replicas, "gpus": c.gpus}
+             for (name, s), c in zip(summary.components.items(), self.components.values(), strict=True)}
         )
         self.register_outputs(
             {

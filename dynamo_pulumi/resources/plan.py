@@ -31,11 +31,12 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
-from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
 from dynamo_pulumi.loading import LoadedObject
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
 from dynamo_pulumi.resources.placement import GpuPlacement
+from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_output_names
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
 GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
@@ -166,10 +167,10 @@ def load_spec_entry(spec: SpecSource, name: str = "") -> tuple[LoadedObject, Out
     """Like :func:`load_spec`, keeping where the graph came from (v1alpha1 paths for errors).
 
     A graph without ``metadata.name`` takes the Pulumi resource name ``name``."""
-    from dynamo_pulumi.loading import load_graph_entry
+    from dynamo_pulumi.resources.typed_outputs import load_with_outputs
 
     table = OutputTable()
-    entry = load_graph_entry(_as_document(spec, name, table))
+    entry = load_with_outputs(_as_document(spec, name, table), table)
     graph = entry.object
     if not graph.metadata.name and name:
         graph.metadata.name = name
@@ -333,8 +334,9 @@ def _refuse_outputs_read_by_rendering(graph: GraphModel, table: OutputTable, pla
     read = read_by_rendering(table, graph.to_wire(), render)
     if read:
         raise InputError(
-            "the operator's rendering reads these values (not just copies them), so they cannot be "
-            "pulumi.Outputs; give plain values: " + ", ".join(read)
+            "the operator's rendering reads these values (hashes them into names, parses or compares "
+            "them), not just copies them, and a pulumi.Output's value cannot be read at preview time; "
+            "give plain values at: " + ", ".join(read)
         )
 
 
@@ -350,20 +352,33 @@ def plan_graph(
     from dynamo_pulumi.verdict import check_deployable
 
     resolved = load_platform(platform)  # type: ignore[arg-type]
-    entry, table = load_spec_entry(spec, name)
-    if placement is not None:
-        entry = _placed(entry, placement, table)
-    graph: GraphModel = entry.object  # type: ignore[assignment]
-    ns = namespace or graph.metadata.namespace or "default"
-    verdict = check_deployable(entry, resolved, namespace)
+    table = OutputTable()
+    try:
+        entry, table = load_spec_entry(spec, name)
+        if placement is not None:
+            entry = _placed(entry, placement, table)
+        graph: GraphModel = entry.object  # type: ignore[assignment]
+        ns = namespace or graph.metadata.namespace or "default"
+        verdict = check_deployable(entry, resolved, namespace)
+        if table:
+            _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
+    except GraphValidationError as exc:
+        raise explain(exc, table) from None
+    except DynamoPulumiError:
+        raise
+    except Exception as exc:  # rendering tripped over an Output where it needs a concrete value
+        if not table:
+            raise
+        raise crashed(exc, table) from None
     result = verdict.rendered
     assert result is not None  # render mode: a deployable graph carries its rendering
     warnings = verdict.warnings
-    if table:
-        _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
     plan = plan_from_rendered(
         graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
     )
+    if table:
+        refuse_output_names([plan.name, *(o.pulumi_name for o in plan.all_objects()),
+                             *(c.pulumi_name for c in plan.components)], table)
     plan.outputs = table
     plan.warnings = warnings
     return plan
