@@ -26,6 +26,7 @@ from dynamo_pulumi.api.v1beta1 import (
     DGD_KIND,
     DynamoComponentDeployment,
     DynamoGraphDeployment,
+    DynamoGraphDeploymentSpec,
 )
 from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
@@ -40,7 +41,7 @@ from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_outpu
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
 GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
-SpecSource = GraphModel | Mapping[str, Any] | str | Path
+SpecSource = GraphModel | DynamoGraphDeploymentSpec | Mapping[str, Any] | str | Path
 
 #: Kinds that always belong to the graph, whatever their labels say (issue 5, item 2).
 GRAPH_LEVEL_KINDS = frozenset(
@@ -140,6 +141,8 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
     """The spec as something :func:`load_graph` reads, with Outputs parked as tokens."""
     if isinstance(spec, (DynamoGraphDeployment, DynamoComponentDeployment)):
         return park(spec.to_wire(), table)  # models hold Outputs only inside podTemplate dicts
+    if isinstance(spec, DynamoGraphDeploymentSpec):  # a typed bare spec: named after the resource
+        spec = spec.to_wire()
     if isinstance(spec, Path):
         return spec
     if isinstance(spec, str):

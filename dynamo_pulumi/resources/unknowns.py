@@ -29,6 +29,7 @@ from typing import Any
 
 import pulumi
 
+from dynamo_pulumi.api.pulumi_args import is_input_object, plain
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
 
@@ -97,6 +98,8 @@ def park(value: Any, table: OutputTable, path: str = "") -> Any:
     ``path`` is where ``value`` sits in the whole object (``""`` for the object itself)."""
     if _is_output(value):
         return table.token_for(value, path)
+    if is_input_object(value):  # a pulumi_kubernetes *Args object: its wire mapping
+        return park(plain(value), table, path)
     if isinstance(value, Mapping):
         result = {}
         for key, item in value.items():
