@@ -18,18 +18,20 @@ mappings or ``pulumi_kubernetes.core.v1.PodTemplateSpecArgs``.
 """
 
 from dynamo_pulumi.api.v1beta1 import (
-    CompilationCacheConfig,
-    ComponentRoleSpec,
     DynamoComponentDeployment,
     DynamoComponentDeploymentSharedSpec,
     DynamoComponentDeploymentSpec,
     DynamoGraphDeployment,
     DynamoGraphDeploymentScalingAdapter,
     DynamoGraphDeploymentSpec,
-    ModelReference,
-    MultinodeSpec,
     ObjectMeta,
     Restart,
+)
+from dynamo_pulumi.api.v1beta1_parts import (
+    CompilationCacheConfig,
+    ComponentRoleSpec,
+    ModelReference,
+    MultinodeSpec,
     ScalingAdapter,
     TopologyConstraint,
 )
