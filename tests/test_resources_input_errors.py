@@ -100,3 +100,15 @@ def test_claims_do_not_leak_from_one_program_to_the_next() -> None:
     run_program(lambda: DynamoGraphDeployment("first", example()))
     rec, _ = run_program(lambda: DynamoGraphDeployment("first", example()))
     assert len(rec.by_type(DGD_TYPE)) == 1
+
+
+def test_two_different_graphs_in_one_namespace_share_only_the_namespace_wide_rbac() -> None:
+    other = example()
+    other["metadata"]["name"] = "other-agg"
+
+    def program() -> None:
+        DynamoGraphDeployment("first", example())
+        DynamoGraphDeployment("second", other)
+
+    rec, _ = run_program(program)
+    assert [r.name for r in rec.by_type(DGD_TYPE)] == ["first", "second"]
