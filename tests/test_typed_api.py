@@ -129,3 +129,17 @@ def test_every_field_of_the_v1beta1_models_has_a_one_line_description() -> None:
         if not field.description or "\n" in field.description.strip()
     ]
     assert missing == []
+
+
+def test_a_standalone_component_can_be_given_its_typed_spec() -> None:
+    from dynamo_pulumi.api import StandaloneComponentSpec
+    from dynamo_pulumi.resources import DynamoComponentDeployment
+
+    image = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1"
+    spec = StandaloneComponentSpec(
+        backend_framework="vllm", type="frontend",
+        pod_template={"spec": {"containers": [{"name": "main", "image": image}]}},
+    )
+    rec, dcd = run_program(lambda: DynamoComponentDeployment("solo", spec))
+    assert [r.name for r in rec.by_type(DCD_TYPE)] == ["solo"]
+    assert dcd.plan.name == "solo"

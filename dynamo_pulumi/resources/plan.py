@@ -25,6 +25,7 @@ from dynamo_pulumi.api.v1beta1 import (
     DCD_KIND,
     DGD_KIND,
     DynamoComponentDeployment,
+    DynamoComponentDeploymentSpec,
     DynamoGraphDeployment,
     DynamoGraphDeploymentSpec,
 )
@@ -41,7 +42,7 @@ from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_outpu
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
 GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
-SpecSource = GraphModel | DynamoGraphDeploymentSpec | Mapping[str, Any] | str | Path
+SpecSource = GraphModel | DynamoGraphDeploymentSpec | DynamoComponentDeploymentSpec | Mapping[str, Any] | str | Path
 
 #: Kinds that always belong to the graph, whatever their labels say (issue 5, item 2).
 GRAPH_LEVEL_KINDS = frozenset(
@@ -143,6 +144,9 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
         return park(spec.to_wire(), table)  # models hold Outputs only inside podTemplate dicts
     if isinstance(spec, DynamoGraphDeploymentSpec):  # a typed bare spec: named after the resource
         spec = spec.to_wire()
+    if isinstance(spec, DynamoComponentDeploymentSpec):  # a standalone component's typed spec
+        return {"apiVersion": "nvidia.com/v1beta1", "kind": DCD_KIND, "metadata": {"name": name},
+                "spec": park(spec.to_wire(), table, "spec")}
     if isinstance(spec, Path):
         return spec
     if isinstance(spec, str):
