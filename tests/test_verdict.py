@@ -191,3 +191,32 @@ def test_an_update_is_judged_against_the_old_object() -> None:
     new_doc = copy.deepcopy(example())
     new_doc["spec"]["components"][1]["replicas"] = 2
     assert judge(load_graph(new_doc), old=old).deployable
+
+
+ALPHA_MULTINODE = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: alpha-mn}
+spec:
+  backendFramework: vllm
+  services:
+    Frontend:
+      componentType: frontend
+      extraPodSpec: {mainContainer: {image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1}}
+    Worker:
+      componentType: worker
+      multinode: {nodeCount: 2}
+      resources: {limits: {gpu: "1"}}
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, x]
+"""
+
+
+def test_a_rendering_refusal_of_a_v1alpha1_graph_is_reported_at_the_alpha_path() -> None:
+    from dynamo_pulumi.loading import load_graph_entry
+
+    (error,) = judge(load_graph_entry(ALPHA_MULTINODE)).errors
+    assert str(error).startswith("spec.services: Forbidden: cannot be rendered: no multinode orchestrator")
