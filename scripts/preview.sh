@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e . --config-settings editable_mode=compat
+.venv/bin/python -m pip install -q --disable-pip-version-check -e .
 exec .venv/bin/dynamo-pulumi preview "$@"

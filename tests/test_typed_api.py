@@ -21,8 +21,8 @@ from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoGraphDeployment
 
 PROGRAM = Path(__file__).resolve().parent / "typed_program" / "program.py"
 NOT_VISIBLE = (
-    "mypy cannot see dynamo_pulumi: reinstall with "
-    "`pip install -e '.[test]' --config-settings editable_mode=compat` (scripts/test.sh does)"
+    "mypy cannot see dynamo_pulumi: an editable install made before pyproject.toml set package-dir "
+    "uses an import hook; reinstall with `pip install -e '.[test]'` (scripts/test.sh does)"
 )
 
 
