@@ -38,7 +38,7 @@ from dynamo_pulumi.loading import LoadedObject
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
 from dynamo_pulumi.resources.placement import GpuPlacement
-from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_output_names
+from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_output_names, scrub
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
 GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
@@ -379,7 +379,7 @@ def plan_graph(
         raise crashed(exc, table) from None
     result = verdict.rendered
     assert result is not None  # render mode: a deployable graph carries its rendering
-    warnings = verdict.warnings
+    warnings = [scrub(w, table) for w in verdict.warnings]  # no parked token in a message
     plan = plan_from_rendered(
         graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
     )
