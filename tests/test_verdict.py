@@ -220,3 +220,21 @@ def test_a_rendering_refusal_of_a_v1alpha1_graph_is_reported_at_the_alpha_path()
 
     (error,) = judge(load_graph_entry(ALPHA_MULTINODE)).errors
     assert str(error).startswith("spec.services: Forbidden: cannot be rendered: no multinode orchestrator")
+
+
+def test_validate_refuses_a_typo_in_a_pod_template_with_the_full_path_and_the_right_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = example()
+    worker_pod = doc["spec"]["components"][1]["podTemplate"]["spec"]
+    worker_pod["containers"][0]["imagePullPolcy"] = "Always"
+    worker_pod["nodeSelecter"] = {"pool": "gpu"}
+    path = tmp_path / "typo.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    pod = "spec.components[1].podTemplate.spec"
+    assert err[1:] == [
+        f'{path}: unknown field "{pod}.containers[0].imagePullPolcy" (did you mean "imagePullPolicy"?)',
+        f'{path}: unknown field "{pod}.nodeSelecter" (did you mean "nodeSelector"?)',
+    ]
