@@ -13,14 +13,15 @@ refuses. The verdict runs, in the API server's order and then the controller's:
    then the size limits of every rendered object.
 
 The rendered result is kept on the verdict, so a caller that goes on to render does not render
-twice. This module imports neither ``pulumi`` nor ``kubernetes``: ``validate`` must start fast.
+twice. This module imports neither ``pulumi`` nor the renderer at import time: ``validate`` must
+start fast, and a graph refused before rendering never loads it.
 Operator mode (the CR itself is applied and the operator renders in the cluster) skips step 3.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import (
@@ -34,9 +35,10 @@ from dynamo_pulumi.errors import (
 from dynamo_pulumi.kube_names import dns1123_label_problems
 from dynamo_pulumi.loading import LoadedObject, validate_loaded
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render import RenderResult, render_graph
-from dynamo_pulumi.render.name_checks import RenderedNameError
 from dynamo_pulumi.validation.object_meta import object_meta_errors, rendered_object_errors
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.render import RenderResult
 
 Mode = Literal["render", "operator"]
 Graph = DynamoGraphDeployment | DynamoComponentDeployment
@@ -94,6 +96,8 @@ def judge(
     errors, warnings = _admission(loaded, platform, target, old, old_stored)
     if errors or mode == "operator" or not isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
         return Verdict(kind, name, errors, warnings)
+    from dynamo_pulumi.render import render_graph  # late: a refused graph never pays for the renderer
+
     try:
         rendered = render_graph(obj, platform, target)
     except RenderError as exc:
@@ -153,6 +157,8 @@ def refusal_errors(exc: RenderError, loaded: LoadedObject) -> list[FieldError]:
     (``gpt-oss-disagg-decode``) or nothing; only field paths are used as the error's path, the
     rest stays in the message.
     """
+    from dynamo_pulumi.render.name_checks import RenderedNameError
+
     if isinstance(exc, RenderedNameError):
         return [
             _refused(p.source_path or "metadata.name", f"the API server would refuse {p.text}", loaded)
