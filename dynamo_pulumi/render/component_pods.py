@@ -15,6 +15,7 @@ from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_WORKER_HASH, ROLE_MAIN
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backend_framework import component_backend_framework
+from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import lws_wiring
 from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.pod import build_pod_template
@@ -28,6 +29,7 @@ def component_render_context(
     platform: Platform,
     graph_name: str,
     graph_has_epp: bool,
+    dra: DraInventory = EMPTY_INVENTORY,
 ) -> ComponentRenderContext:
     """The pod assembly's context for a DCD, with role ``main``."""
     backend, mode = pod_metadata.resolve_discovery(platform, pod_metadata.dcd_kube_annotations(model))
@@ -47,6 +49,7 @@ def component_render_context(
         discovery_backend=str(backend),
         discovery_mode=str(mode),
         worker_hash=(dcd["metadata"].get("labels") or {}).get(KUBE_LABEL_DYNAMO_WORKER_HASH, ""),
+        dra=dra,
     )
 
 

@@ -137,6 +137,7 @@ def _backend_input(ctx: ComponentRenderContext, annotations: dict[str, Any], cac
         compilation_cache_mount_path=cache_path,
         platform=ctx.platform,
         wiring=ctx.multinode_wiring,
+        dra=ctx.dra,
     )
 
 
