@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from oracle_support import GROVE, cliques, main_of, render_yaml
+from oracle_support import GROVE, cliques, docs, main_of, render_yaml
 
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
@@ -221,7 +221,7 @@ def test_trtllm_multinode_mpirun_size_comes_from_the_claim_template_in_the_same_
 def test_vllm_multinode_mp_launch_from_a_claim_only_gpu_count() -> None:
     text = _dra_graph("vllm", ["-m", "dynamo.vllm", "--tensor-parallel-size", "2"],
                       annotations="{nvidia.com/vllm-distributed-executor-backend: mp}")
-    found = cliques(render_yaml(text, GROVE, objects=[*_docs(_ONE_GPU)]))
+    found = cliques(render_yaml(text, GROVE, objects=docs(_ONE_GPU)))
     leader, worker = main_of(found["agg-ldr"]["spec"]["podSpec"]), main_of(found["agg-wkr"]["spec"]["podSpec"])
     for flag in ("--distributed-executor-backend", "--nnodes", "--node-rank", "0"):
         assert flag in leader["args"]
@@ -232,12 +232,6 @@ def test_vllm_multinode_mp_launch_from_a_claim_only_gpu_count() -> None:
         assert container["resources"]["claims"] == [{"name": "gpu"}]
         assert "nvidia.com/gpu" not in (container["resources"].get("limits") or {})
         assert "nvidia.com/gpu" not in (container["resources"].get("requests") or {})
-
-
-def _docs(text: str) -> list[dict[str, Any]]:
-    from oracle_support import docs
-
-    return docs(text)
 
 
 def test_the_platform_fact_states_the_gpus_of_a_claim_template_not_given_beside_the_graph() -> None:

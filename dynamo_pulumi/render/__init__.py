@@ -38,12 +38,12 @@ from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.component_pods import component_render_context, pod_template_renderer
+from dynamo_pulumi.render.dcd_identity import component_name_of, owner_graph_name
 from dynamo_pulumi.render.graph import generate_component_deployments
 from dynamo_pulumi.render.name_checks import NameSources, check_rendered_names
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
 from dynamo_pulumi.render.pathway import Pathway, choose_pathway
-from dynamo_pulumi.render.pod.metadata import component_name_of, graph_name_of
 from dynamo_pulumi.render.worker_hash import compute_worker_hash
 
 DEFAULT_NAMESPACE = "default"
@@ -184,7 +184,7 @@ def render_component_deployment(
     """A standalone DCD: only the objects its own controller creates."""
     document = dcd.to_wire()
     document.setdefault("metadata", {})["namespace"] = namespace
-    graph_name = graph_name_of(document)
+    graph_name = owner_graph_name(document)  # GetParentGraphDeploymentName: the DGD owner, if any
     objects = _component_objects(document, namespace, platform, graph_name, False, "", generated=False, dra=dra)
     owner = component_name_of(document)
     return RenderResult(objects=objects, components=[], owners=[owner] * len(objects))

@@ -18,6 +18,7 @@ from dynamo_pulumi.render.backend_framework import component_backend_framework
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import lws_wiring
 from dynamo_pulumi.render.context import ComponentRenderContext
+from dynamo_pulumi.render.dcd_identity import env_dynamo_namespace
 from dynamo_pulumi.render.pod import build_pod_template
 from dynamo_pulumi.render.pod import metadata as pod_metadata
 
@@ -39,7 +40,7 @@ def component_render_context(
         dcd_name=dcd["metadata"]["name"],
         graph_name=graph_name,
         namespace=namespace,
-        dynamo_namespace=pod_metadata.computed_dynamo_namespace(model, namespace),
+        dynamo_namespace=env_dynamo_namespace(model, namespace, graph_name),
         platform=platform,
         backend_framework=component_backend_framework(dcd["spec"], dcd["spec"].get("backendFramework") or ""),
         role=ROLE_MAIN,

@@ -26,14 +26,9 @@ from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.grove.cliques import build_clique
+from dynamo_pulumi.render.grove.facts import GraphFacts
 from dynamo_pulumi.render.grove.gms import rank_claim_template_configs
 from dynamo_pulumi.render.grove.kv_topology import apply_cluster_topology_items, cluster_topology_domains
-from dynamo_pulumi.render.grove.metadata import (
-    GraphFacts,
-    clique_annotations,
-    clique_labels,
-    component_dynamo_namespace,
-)
 from dynamo_pulumi.render.grove.podcliqueset import pod_clique_set_shell
 from dynamo_pulumi.render.grove.pods import (
     PodRequest,
@@ -51,6 +46,7 @@ from dynamo_pulumi.render.grove.startup_order import (
     startup_dependencies,
 )
 from dynamo_pulumi.render.grove.unsupported import checkpoint_gated, refuse_cluster_dependent
+from dynamo_pulumi.render.pod.metadata import clique_annotations, clique_labels, grove_dynamo_namespace
 
 __all__ = ["PodSpecBuilder", "render_grove", "render_pod_clique_set"]
 
@@ -193,7 +189,7 @@ def _pod_request(
         wiring=None,
         graph_name=facts.dgd.name,
         namespace=facts.namespace,
-        dynamo_namespace=component_dynamo_namespace(facts, component),
+        dynamo_namespace=grove_dynamo_namespace(facts.dgd, facts.namespace, component),
         platform=platform,
         backend_framework=backend,
         graph_has_epp=facts.has_epp,
