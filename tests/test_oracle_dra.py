@@ -11,12 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from oracle_support import GROVE, cliques, docs, main_of, render_yaml
 
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.dra_claims import DraInventory
 from dynamo_pulumi.render.backends.gpus import resolve_gpu_count
+from dynamo_pulumi.resources import DynamoGraphDeployment
 
 
 def _driver(driver: str) -> list[dict[str, Any]]:
@@ -267,3 +270,26 @@ def test_a_gpu_count_no_launch_needs_is_never_resolved(framework: str, nodes: in
     text = text.replace("name: gpu,", "name: network,")
     text = text.replace("claims: [{name: gpu}]", "claims: [{name: network}]")
     assert cliques(render_yaml(text, GROVE))
+
+
+def _pulumi_leader_args(program: Any) -> str:
+    recording, _ = run_program(program, preview=True)
+    (pcs,) = [r for r in recording.resources if r.type.endswith("PodCliqueSet")]
+    leader = next(c for c in pcs.inputs["spec"]["template"]["cliques"] if c["name"] == "agg-ldr")
+    return str(main_of(leader["spec"]["podSpec"])["args"][0])
+
+
+def test_a_pulumi_program_passes_the_claim_template_it_deploys_as_objects() -> None:
+    graph = yaml.safe_load(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]))
+    platform = {"orchestrators": {"grove": {"enabled": True}}}
+    args = _pulumi_leader_args(lambda: DynamoGraphDeployment(
+        "dra-test", graph, namespace="default", platform=platform, objects=docs(_ONE_GPU)))
+    assert "--oversubscribe -n 2 " in args
+
+
+def test_a_pulumi_program_reads_the_claim_template_from_the_graph_file(tmp_path: Any) -> None:
+    path = tmp_path / "graph.yaml"
+    path.write_text(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + _ONE_GPU)
+    platform = {"orchestrators": {"grove": {"enabled": True}}}
+    args = _pulumi_leader_args(lambda: DynamoGraphDeployment("dra-test", str(path), platform=platform))
+    assert "--oversubscribe -n 2 " in args
