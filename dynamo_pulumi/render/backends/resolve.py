@@ -26,7 +26,9 @@ def container_gpus(inp: BackendInput) -> int:
     try:
         return resolve_gpu_count(main, pod_spec, inp.dra)
     except RenderError as exc:
-        raise RenderError(str(exc), "podTemplate.spec.containers[main]") from None
+        message = str(exc).removeprefix(f"{exc.path}: ") if exc.path else str(exc)
+        where = "podTemplate.spec.containers[main]" + (f".{exc.path}" if exc.path else "")
+        raise RenderError(f"component {inp.component_name!r}: {message}", where) from None
 
 
 def require_wiring(inp: BackendInput) -> MultinodeWiring:
