@@ -280,3 +280,28 @@ spec:
     assert env(main_of(template["spec"]))["DYN_COMPONENT"] == "prefill"
     services = of_kind(result, "Service").values()
     assert {s["spec"]["selector"]["nvidia.com/dynamo-component-type"] for s in services} == {"prefill"}
+
+
+def _alpha_frontend_dcd(ingress: dict[str, Any]) -> str:
+    return json.dumps({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoComponentDeployment",
+                       "metadata": {"name": "service1", "namespace": "default"},
+                       "spec": {"serviceName": "service1", "dynamoNamespace": "default", "componentType": "frontend",
+                                "ingress": ingress,
+                                "extraPodSpec": {"mainContainer": {"image": "frontend:1.4.0"}}}})
+
+
+# from dynamocomponentdeployment_controller_test.go: TestDynamoComponentDeploymentReconciler_generateIngress ("generate ingress")
+def test_a_preserved_alpha_ingress_spec_renders_the_frontend_ingress() -> None:
+    text = _alpha_frontend_dcd({"enabled": True, "host": "someservice", "ingressControllerClassName": "nginx",
+                                "useVirtualService": False})
+    (ingress,) = of_kind(render_yaml(text), "Ingress").values()
+    assert ingress["metadata"]["name"] == "service1"
+    assert ingress["metadata"]["namespace"] == "default"
+    assert ingress["spec"] == {"ingressClassName": "nginx", "rules": [{"host": "someservice.local", "http": {"paths": [{
+        "path": "/", "pathType": "Prefix",
+        "backend": {"service": {"name": "service1", "port": {"number": 8000}}}}]}}]}
+
+
+# from dynamocomponentdeployment_controller_test.go: TestDynamoComponentDeploymentReconciler_generateIngress ("generate ingress, disabled")
+def test_a_disabled_alpha_ingress_renders_no_ingress() -> None:
+    assert of_kind(render_yaml(_alpha_frontend_dcd({"enabled": False})), "Ingress") == {}

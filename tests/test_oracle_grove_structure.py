@@ -151,3 +151,19 @@ def test_the_pod_clique_set_name_fits_the_grove_name_budget(case: str, dgd: str,
         assert got == want
     else:
         assert len(got) == length
+
+
+# from graph_test.go: TestGenerateGrovePodCliqueSet_WaitForCheckpointGatesPodCliqueScalingGroup
+def test_wait_for_checkpoint_gates_the_scaling_group_until_the_checkpoint_is_ready() -> None:
+    """A fresh install has no Ready checkpoint yet (the Go case: exists, not ready), so the
+    engines wait: scaling-group and clique replicas 0, minAvailable kept."""
+    text = _graph({"decode": {"componentType": "decode", "replicas": 3, "resources": _GPU,
+                              "multinode": {"nodeCount": 2},
+                              "checkpoint": {"enabled": True, "startupPolicy": "WaitForCheckpoint"}}})
+    platform = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}, "dra": {"enabled": True},
+                                        "checkpoint": {"enabled": True}})
+    template = _template(text, platform)
+    (group,) = template["podCliqueScalingGroups"]
+    assert (group["replicas"], group["minAvailable"]) == (0, 1)
+    for clique in template["cliques"]:
+        assert (clique["spec"]["replicas"], clique["spec"]["minAvailable"]) == (0, 1)
