@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from oracle_support import GROVE, cliques, docs, main_of, render_yaml
+from oracle_support import GROVE, cliques, docs, main_of, of_kind, render_yaml
 
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.mocks import run_program
@@ -293,3 +293,12 @@ def test_a_pulumi_program_reads_the_claim_template_from_the_graph_file(tmp_path:
     platform = {"orchestrators": {"grove": {"enabled": True}}}
     args = _pulumi_leader_args(lambda: DynamoGraphDeployment("dra-test", str(path), platform=platform))
     assert "--oversubscribe -n 2 " in args
+
+
+def test_the_lws_pathway_counts_claim_only_gpus_the_same_way() -> None:
+    """The DCD controller resolves the same count (``containerGPUCount``) for its LWS leader."""
+    platform = Platform.model_validate({"orchestrators": {"grove": {"enabled": False}, "lws": {"enabled": True}}})
+    result = render_yaml(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + _ONE_GPU, platform)
+    (lws,) = of_kind(result, "LeaderWorkerSet").values()
+    leader = main_of(lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"])
+    assert "--oversubscribe -n 2 " in leader["args"][0]
