@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     documents: list[dict[str, Any]] = []
     for entry in graphs:
-        result = render_graph(entry.object, platform, args.namespace)  # type: ignore[arg-type]
+        result = render_graph(entry.object, platform, args.namespace, objects=loaded.others)  # type: ignore[arg-type]
         documents += selected_documents(result, args.stage)
     sys.stdout.write(dump_stream(documents))
     return 0

@@ -9,7 +9,7 @@ DGD (``provider=`` or ``providers=``) reach every child through Pulumi's parent 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,16 +67,20 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
         *,
+        objects: Sequence[Mapping[str, Any]] = (),
         _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
     ) -> None:
         """``spec``: a DCD model, dict, YAML path or ready plan. ``_graph``/``_component`` are
-        how a DynamoGraphDeployment hands over one of its components."""
+        how a DynamoGraphDeployment hands over one of its components. ``objects``: other
+        Kubernetes objects of the program that rendering reads (DRA claim templates)."""
         standalone = _graph is None
         if _graph is None:
             if spec is None:
                 raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
-            _graph = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+            _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
+                spec, platform, namespace, name, placement, objects
+            )
             _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
             _component = _graph.components[0]
         if _component is None:
@@ -128,9 +132,13 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         platform: PlatformSource = None,
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        objects: Sequence[Mapping[str, Any]] = (),
     ) -> None:
-        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan."""
-        plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan.
+        ``objects``: other Kubernetes objects of the program that rendering reads (the DRA
+        ResourceClaimTemplates and DeviceClasses a DRA-only GPU count comes from)."""
+        plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement, objects)
         _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
         self.plan = plan
         for warning in plan.warnings:

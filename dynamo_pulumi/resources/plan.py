@@ -16,7 +16,7 @@ creating the new hash-named workload before deleting the old one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,6 +166,15 @@ def load_spec(spec: SpecSource, name: str = "") -> tuple[GraphModel, OutputTable
             raise InputError("the graph has no metadata.name")
         graph.metadata.name = name
     return graph, table
+
+
+def side_documents(spec: SpecSource) -> list[dict[str, Any]]:
+    """The non-Dynamo documents of a YAML file or text spec (none for models and mappings)."""
+    if not isinstance(spec, (str, Path)):
+        return []
+    from dynamo_pulumi.loading import load_documents
+
+    return list(load_documents(spec).others)
 
 
 def _placed(graph: GraphModel, placement: GpuPlacement, table: OutputTable) -> GraphModel:
@@ -343,8 +352,13 @@ def plan_graph(
     namespace: str | None = None,
     name: str = "",
     placement: GpuPlacement | None = None,
+    objects: Sequence[Mapping[str, Any]] = (),
 ) -> GraphPlan:
-    """Load, validate and render ``spec`` into a plan. Raises before anything is registered."""
+    """Load, validate and render ``spec`` into a plan. Raises before anything is registered.
+
+    ``objects``: other Kubernetes objects the program deploys beside the graph; with the other
+    documents of ``spec``'s YAML file, rendering reads the DRA claim templates among them.
+    """
     from dynamo_pulumi.render import render_graph
 
     resolved = load_platform(platform)  # type: ignore[arg-type]
@@ -353,7 +367,7 @@ def plan_graph(
         graph = _placed(graph, placement, table)
     ns = namespace or graph.metadata.namespace or "default"
     warnings = validate_graph(graph, resolved)
-    result = render_graph(graph, platform=resolved, namespace=ns)
+    result = render_graph(graph, platform=resolved, namespace=ns, objects=[*side_documents(spec), *objects])
     if table:
         _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
     plan = plan_from_rendered(
