@@ -45,6 +45,10 @@ class Registration:
     replace_on_changes: tuple[str, ...]
     delete_before_replace: bool
     dependencies: tuple[str, ...] = ()
+    #: ``import_`` (adoption of an existing object), "" when none.
+    import_id: str = ""
+    #: ``replacement_trigger``, deserialised (None when none).
+    replacement_trigger: Any = None
 
     @property
     def parent_name(self) -> str:
@@ -140,9 +144,20 @@ class RecordingMonitor(MockMonitor):
                     replace_on_changes=tuple(request.replaceOnChanges),
                     delete_before_replace=bool(request.deleteBeforeReplace),
                     dependencies=tuple(request.dependencies),
+                    import_id=request.importId,
+                    replacement_trigger=_trigger(request),
                 )
             )
         return response
+
+
+def _trigger(request: Any) -> Any:
+    """The request's replacement trigger as a plain value (a protobuf ``Value`` on the wire)."""
+    if not request.HasField("replacement_trigger"):
+        return None
+    from google.protobuf.json_format import MessageToDict
+
+    return MessageToDict(request.replacement_trigger)
 
 
 def _session(

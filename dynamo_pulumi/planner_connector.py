@@ -74,7 +74,8 @@ def command_line(template: dict[str, Any] | None) -> list[str]:
 def _split_shell_strings(tokens: Iterable[str]) -> list[str]:
     out: list[str] = []
     for token in tokens:
-        if " " in token.strip() and not token.lstrip().startswith("{") and ("dynamo." in token or "--" in token):
+        stripped = token.strip()
+        if " " in stripped and not stripped.startswith(("-", "{")) and ("dynamo." in token or "--" in token):
             try:
                 out.extend(shlex.split(token))
                 continue

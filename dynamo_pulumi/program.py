@@ -5,7 +5,9 @@ Stack configuration (``pulumi config set dynamo-pulumi:<key> <value>``):
 
 * ``graph`` - path of the DGD/DCD YAML (v1beta1 or v1alpha1); default: the embedded example;
 * ``namespace`` - Kubernetes namespace (default: the graph's ``metadata.namespace`` or ``default``);
-* ``platform`` - path of a platform YAML (operator configuration and cluster facts).
+* ``platform`` - path of a platform YAML (operator configuration and cluster facts);
+* ``mode`` - ``render`` (default: create the rendered objects) or ``operator`` (create the DGD
+  custom resource for an installed Dynamo operator).
 """
 
 from __future__ import annotations
@@ -37,9 +39,11 @@ def plan(
     namespace: str | None = None,
     platform: Platform | Mapping[str, Any] | str | Path | None = None,
     placement: GpuPlacement | None = None,
+    mode: str = "render",
 ) -> GraphPlan:
-    """The plan of ``graph`` (default: the embedded example). Raises on an invalid graph."""
-    return plan_graph(graph if graph is not None else default_graph_path(), platform, namespace, "", placement)
+    """The plan of ``graph`` (default: the embedded example) in ``mode``. Raises on an invalid graph."""
+    source = graph if graph is not None else default_graph_path()
+    return plan_graph(source, platform, namespace, "", placement, mode=mode)
 
 
 def deploy(
@@ -49,21 +53,26 @@ def deploy(
     placement: GpuPlacement | None = None,
     opts: pulumi.ResourceOptions | None = None,
     export: bool = True,
+    mode: str = "render",
+    adopt: bool = False,
 ) -> DynamoGraphDeployment | DynamoComponentDeployment:
-    """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs."""
-    planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement)
+    """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs.
+    ``mode="operator"`` registers the custom resource itself; ``adopt`` imports an existing one."""
+    planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement, mode)
     if planned.kind == DCD_KIND:
-        dcd = DynamoComponentDeployment(planned.name, planned, opts=opts)
+        dcd = DynamoComponentDeployment(planned.name, planned, opts=opts, adopt=adopt)
         if export:
             for key, value in dcd.summary.as_dict().items():
                 pulumi.export(key, value)
         return dcd
-    dgd = DynamoGraphDeployment(planned.name, planned, opts=opts)
+    dgd = DynamoGraphDeployment(planned.name, planned, opts=opts, adopt=adopt)
     if export:
         pulumi.export("dynamoNamespace", dgd.dynamo_namespace)
         pulumi.export("frontendUrl", dgd.frontend_url)
         pulumi.export("totalGpus", dgd.total_gpus)
         pulumi.export("components", dgd.component_outputs)
+        if planned.mode == "operator":
+            pulumi.export("expansion", dgd.expansion)
     return dgd
 
 
@@ -74,4 +83,5 @@ def main() -> DynamoGraphDeployment | DynamoComponentDeployment:
         graph=config.get("graph") or None,
         namespace=config.get("namespace") or None,
         platform=config.get("platform") or None,
+        mode=config.get("mode") or "render",
     )

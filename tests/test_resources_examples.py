@@ -48,12 +48,13 @@ def test_aggregated_example_creates_its_namespace_first():
     assert objects and all(ns.urn in r.dependencies for r in objects)
 
 
-def test_disaggregated_planner_example_ignores_scaled_worker_replicas():
+def test_disaggregated_planner_example_deploys_the_dgd_and_ignores_scaled_worker_replicas():
     rec = _run_main(EXAMPLES / "disaggregated-planner" / "__main__.py")
-    deployments = {r.name: r for r in rec.by_type("kubernetes:apps/v1:Deployment")}
-    assert deployments["dynamo/vllm-disagg-planner-vllmprefillworker"].ignore_changes == ("spec.replicas",)
-    assert deployments["dynamo/vllm-disagg-planner-vllmdecodeworker"].ignore_changes == ("spec.replicas",)
-    assert deployments["dynamo/vllm-disagg-planner-frontend"].ignore_changes == ()
+    (dgd,) = rec.by_type("kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment")
+    assert dgd.name == "dynamo/vllm-disagg-planner"
+    # The planner scales the prefill and decode workers through their scaling adapters.
+    assert dgd.ignore_changes == ("spec.components[2].replicas", "spec.components[3].replicas")
+    assert rec.by_type("kubernetes:apps/v1:Deployment") == []
 
 
 def test_multinode_grove_example_renders_one_podcliqueset_with_replace_rules():

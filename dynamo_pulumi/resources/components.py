@@ -19,6 +19,7 @@ from dynamo_pulumi.api.v1beta1 import DCD_KIND, DGD_KIND
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
+from dynamo_pulumi.resources.operator_mode import operator_expansion, register_custom_resource, resolve_mode
 from dynamo_pulumi.resources.options import ignore_changes
 from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
@@ -67,16 +68,22 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
         *,
+        mode: str | None = None,
+        adopt: bool = False,
         _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
     ) -> None:
-        """``spec``: a DCD model, dict, YAML path or ready plan. ``_graph``/``_component`` are
-        how a DynamoGraphDeployment hands over one of its components."""
+        """``spec``: a DCD model, dict, YAML path or ready plan. ``mode``: ``"render"`` (default)
+        or ``"operator"`` (register the DCD custom resource; ``adopt`` imports an existing one).
+        ``_graph``/``_component`` are how a DynamoGraphDeployment hands over one of its components."""
         standalone = _graph is None
         if _graph is None:
             if spec is None:
                 raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
-            _graph = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+            resolved = resolve_mode(spec, mode)
+            _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
+                spec, platform, namespace, name, placement, mode=resolved or "render"
+            )
             _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
             _component = _graph.components[0]
         if _component is None:
@@ -85,14 +92,20 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.component = _component
         deps = _depends_on(opts)
         super().__init__(DCD_TYPE, name, None, opts)
-        if standalone:  # a standalone DCD owns what would otherwise be graph-level
+        self.custom_resource = None
+        if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
+            self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
+            self.resources = []
+        elif standalone:  # a standalone DCD owns what would otherwise be graph-level
             for planned in _graph.graph_objects:
                 register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
-        self.resources = [
-            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
-            for planned in _component.objects
-        ]
+        if _graph.mode != "operator":
+            self.resources = [
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
+                for planned in _component.objects
+            ]
         self.summary = summarize_component(_component, _graph)
+        self.expansion = pulumi.Output.from_input(operator_expansion(_graph) if standalone else [])
         self._export(self.summary)
 
     def _export(self, summary: ComponentSummary) -> None:
@@ -108,6 +121,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 "serviceName": self.service_name,
                 "replicas": self.replicas,
                 "gpus": self.gpus,
+                "expansion": self.expansion,
             }
         )
 
@@ -128,28 +142,30 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         platform: PlatformSource = None,
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        mode: str | None = None,
+        adopt: bool = False,
     ) -> None:
-        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan."""
-        plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan.
+        ``mode``: ``"render"`` (default: create the rendered objects) or ``"operator"`` (create the
+        DGD custom resource for an installed operator); ``adopt`` imports an existing DGD."""
+        resolved = resolve_mode(spec, mode)
+        plan = spec if isinstance(spec, GraphPlan) else plan_graph(
+            spec, platform, namespace, name, placement, mode=resolved or "render"
+        )
         _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
         super().__init__(DGD_TYPE, name, None, opts)
-        self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name)
-            for planned in plan.graph_objects
-        ]
-        self.components: dict[str, DynamoComponentDeployment] = {
-            component.name: DynamoComponentDeployment(
-                component.pulumi_name,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
-                _graph=plan,
-                _component=component,
-            )
-            for component in plan.components
-        }
+        self.custom_resource = None
+        self.graph_resources: list[pulumi.CustomResource] = []
+        self.components: dict[str, DynamoComponentDeployment] = {}
+        if plan.mode == "operator":  # the operator expands the DGD; nothing rendered is registered
+            self.custom_resource = register_custom_resource(plan, self, deps, adopt)
+        else:
+            self._register_rendered(plan, deps)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
@@ -158,11 +174,29 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.component_outputs = pulumi.Output.from_input(
             {name: s.as_dict() for name, s in summary.components.items()}
         )
+        self.expansion = pulumi.Output.from_input(operator_expansion(plan))
         self.register_outputs(
             {
                 "dynamoNamespace": self.dynamo_namespace,
                 "frontendUrl": self.frontend_url,
                 "totalGpus": self.total_gpus,
                 "components": self.component_outputs,
+                "expansion": self.expansion,
             }
         )
+
+    def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource]) -> None:
+        """Render mode: graph-level objects under the DGD, one DCD per component."""
+        self.graph_resources = [
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name)
+            for planned in plan.graph_objects
+        ]
+        self.components = {
+            component.name: DynamoComponentDeployment(
+                component.pulumi_name,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                _graph=plan,
+                _component=component,
+            )
+            for component in plan.components
+        }
