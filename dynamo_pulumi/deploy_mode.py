@@ -83,14 +83,17 @@ def _checkpoint_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError
     ]
 
 
-def operator_only_errors(graph: DynamoGraphDeployment | DynamoComponentDeployment) -> list[FieldError]:
-    """Why render mode cannot deploy ``graph`` (empty when it can), one error per feature."""
+def operator_only_errors(graph: object) -> list[FieldError]:
+    """Why render mode cannot deploy ``graph`` (empty when it can, and for other kinds such as a
+    scaling adapter), one error per feature."""
     if isinstance(graph, DynamoGraphDeployment):
         entries: list[tuple[ComponentSpecFields, Path]] = [
             (comp, Path("spec", "components").index(i)) for i, comp in enumerate(graph.components)
         ]
-    else:
+    elif isinstance(graph, DynamoComponentDeployment):
         entries = [(graph.spec, Path("spec"))]
+    else:
+        return []
     errors: list[FieldError] = []
     for comp, path in entries:
         errors += _planner_errors(comp, path)

@@ -78,7 +78,7 @@ def update_verdict(old: Graph, new: LoadedObject, platform: Platform, mode: str)
     update_errors = _at_written_paths(update.errors, new)
     create = validate_loaded(new, platform)  # already at the paths the user wrote
     if checked == "render":
-        refusals = _at_written_paths(operator_only_errors(new.object), new)  # type: ignore[arg-type]
+        refusals = _at_written_paths(operator_only_errors(new.object), new)
         return UpdateVerdict(checked, [*create.errors, *refusals], update_errors, create.warnings)
     if not update_errors:
         return UpdateVerdict(checked, [], [], update.warnings)
@@ -91,7 +91,7 @@ def create_verdict(new: LoadedObject, platform: Platform, mode: str) -> UpdateVe
     """No OLD: create admission, plus the render-mode refusals in render mode."""
     checked = check_mode(mode)
     create = validate_loaded(new, platform)
-    refusals = _at_written_paths(operator_only_errors(new.object), new) if checked == "render" else []  # type: ignore[arg-type]
+    refusals = _at_written_paths(operator_only_errors(new.object), new) if checked == "render" else []
     return UpdateVerdict(checked, [*create.errors, *refusals], [], create.warnings)
 
 
