@@ -84,3 +84,23 @@ def test_every_example_is_a_pulumi_project_with_requirements(example):
     assert (folder / "Pulumi.yaml").is_file()
     assert (folder / "__main__.py").is_file()
     assert "../.." in (folder / "requirements.txt").read_text()
+
+
+def test_operator_mode_example_installs_the_platform_chart_before_the_dgd():
+    rec = _run_main(EXAMPLES / "operator-mode" / "__main__.py")
+    (chart,) = rec.by_type("kubernetes:helm.sh/v4:Chart")
+    assert chart.inputs["values"]["dynamo-operator"]["discoveryBackend"] == "kubernetes"
+    (dgd,) = rec.by_type("kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment")
+    assert chart.urn in dgd.dependencies  # after the CRDs exist and the operator Deployment is ready
+    assert rec.by_type("kubernetes:apps/v1:Deployment") == []  # the operator creates the workloads
+    planner = next(c for c in dgd.inputs["spec"]["components"] if c["type"] == "planner")
+    assert "dynamo.planner" in planner["podTemplate"]["spec"]["containers"][0]["command"]
+
+
+def test_operator_mode_example_bundles_nats_and_etcd_for_etcd_discovery():
+    config = {"dynamo:discovery": "etcd", "dynamo:grove": "true"}  # the mock runner's project is "dynamo"
+    rec = _run_main(EXAMPLES / "operator-mode" / "__main__.py", config)
+    values = rec.by_type("kubernetes:helm.sh/v4:Chart")[0].inputs["values"]
+    assert values["global"]["nats"]["install"] and values["global"]["etcd"]["install"]
+    assert values["global"]["grove"] == {"install": True, "enabled": True}
+    assert values["dynamo-operator"]["etcdAddr"].startswith("http://dynamo-platform-etcd.dynamo-system")
