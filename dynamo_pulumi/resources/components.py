@@ -23,6 +23,7 @@ from dynamo_pulumi.resources.options import ignore_changes
 from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
 
 DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
@@ -67,11 +68,13 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
         *,
+        readiness: ReadinessOptions | None = None,
         _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
     ) -> None:
         """``spec``: a DCD model, dict, YAML path or ready plan. ``_graph``/``_component`` are
-        how a DynamoGraphDeployment hands over one of its components."""
+        how a DynamoGraphDeployment hands over one of its components. ``readiness``: whether and
+        how long ``pulumi up`` waits for a standalone component (default: 60 minutes)."""
         standalone = _graph is None
         if _graph is None:
             if spec is None:
@@ -85,13 +88,17 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.component = _component
         deps = _depends_on(opts)
         super().__init__(DCD_TYPE, name, None, opts)
-        if standalone:  # a standalone DCD owns what would otherwise be graph-level
-            for planned in _graph.graph_objects:
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
+        graph_level = [  # a standalone DCD owns what would otherwise be graph-level
+            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
+            for planned in (_graph.graph_objects if standalone else ())
+        ]
         self.resources = [
             register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
             for planned in _component.objects
         ]
+        self.readiness: GraphReadiness | None = None
+        if standalone:
+            self.readiness = register_readiness(self, _graph, readiness or ReadinessOptions(), [*deps, *graph_level, *self.resources])
         self.summary = summarize_component(_component, _graph)
         self._export(self.summary)
 
@@ -128,8 +135,12 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         platform: PlatformSource = None,
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        readiness: ReadinessOptions | None = None,
     ) -> None:
-        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan."""
+        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan.
+        ``readiness``: whether and how long ``pulumi up`` waits for the graph to serve, and how to
+        reach the cluster (default: wait up to 60 minutes, ambient connection)."""
         plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
         _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
         self.plan = plan
@@ -150,6 +161,8 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             )
             for component in plan.components
         }
+        children = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
+        self.readiness = register_readiness(self, plan, readiness or ReadinessOptions(), children)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
