@@ -19,11 +19,17 @@ from dynamo_pulumi.api.v1beta1 import DCD_KIND, DGD_KIND
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
-from dynamo_pulumi.resources.operator_mode import operator_expansion, register_custom_resource, resolve_mode
+from dynamo_pulumi.resources.operator_mode import (
+    operator_expansion,
+    register_custom_resource,
+    register_operator_mode_readiness,
+    resolve_mode,
+)
 from dynamo_pulumi.resources.options import ignore_changes
 from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
 
 DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
@@ -70,12 +76,15 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         *,
         mode: str | None = None,
         adopt: bool = False,
+        readiness: ReadinessOptions | None = None,
         _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
     ) -> None:
         """``spec``: a DCD model, dict, YAML path or ready plan. ``mode``: ``"render"`` (default)
         or ``"operator"`` (register the DCD custom resource; ``adopt`` imports an existing one).
-        ``_graph``/``_component`` are how a DynamoGraphDeployment hands over one of its components."""
+        ``readiness``: whether and how long ``pulumi up`` waits for a standalone component
+        (default: 60 minutes). ``_graph``/``_component`` are how a DynamoGraphDeployment hands
+        over one of its components."""
         standalone = _graph is None
         if _graph is None:
             if spec is None:
@@ -92,18 +101,25 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.component = _component
         deps = _depends_on(opts)
         super().__init__(DCD_TYPE, name, None, opts)
-        self.custom_resource = None
+        self.custom_resource: pulumi.CustomResource | None = None
+        self.readiness: GraphReadiness | None = None
+        self.resources: list[pulumi.CustomResource] = []
+        options = readiness or ReadinessOptions()
         if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
-            self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
-            self.resources = []
-        elif standalone:  # a standalone DCD owns what would otherwise be graph-level
-            for planned in _graph.graph_objects:
+            if standalone:
+                self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
+                self.readiness = register_operator_mode_readiness(self, _graph, options, self.custom_resource)
+        else:
+            graph_level = [  # a standalone DCD owns what would otherwise be graph-level
                 register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
-        if _graph.mode != "operator":
+                for planned in (_graph.graph_objects if standalone else ())
+            ]
             self.resources = [
                 register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
                 for planned in _component.objects
             ]
+            if standalone:
+                self.readiness = register_readiness(self, _graph, options, [*deps, *graph_level, *self.resources])
         self.summary = summarize_component(_component, _graph)
         self.expansion = pulumi.Output.from_input(operator_expansion(_graph) if standalone else [])
         self._export(self.summary)
@@ -145,10 +161,13 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         *,
         mode: str | None = None,
         adopt: bool = False,
+        readiness: ReadinessOptions | None = None,
     ) -> None:
         """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan.
         ``mode``: ``"render"`` (default: create the rendered objects) or ``"operator"`` (create the
-        DGD custom resource for an installed operator); ``adopt`` imports an existing DGD."""
+        DGD custom resource for an installed operator); ``adopt`` imports an existing DGD.
+        ``readiness``: whether and how long ``pulumi up`` waits for the graph to serve, and how to
+        reach the cluster (default: wait up to 60 minutes, ambient connection)."""
         resolved = resolve_mode(spec, mode)
         plan = spec if isinstance(spec, GraphPlan) else plan_graph(
             spec, platform, namespace, name, placement, mode=resolved or "render"
@@ -159,13 +178,17 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
         super().__init__(DGD_TYPE, name, None, opts)
-        self.custom_resource = None
+        self.custom_resource: pulumi.CustomResource | None = None
         self.graph_resources: list[pulumi.CustomResource] = []
         self.components: dict[str, DynamoComponentDeployment] = {}
+        options = readiness or ReadinessOptions()
         if plan.mode == "operator":  # the operator expands the DGD; nothing rendered is registered
             self.custom_resource = register_custom_resource(plan, self, deps, adopt)
+            self.readiness = register_operator_mode_readiness(self, plan, options, self.custom_resource)
         else:
             self._register_rendered(plan, deps)
+            children = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
+            self.readiness = register_readiness(self, plan, options, children)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)

@@ -28,8 +28,10 @@ import pulumi_kubernetes as k8s
 from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.deploy_mode import check_mode
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary
+from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, predicted_objects
+from dynamo_pulumi.readiness.targets import revision
 from dynamo_pulumi.resources.plan import GraphPlan
+from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
 from dynamo_pulumi.resources.unknowns import restore
 from dynamo_pulumi.validation.immutable_identity import identity_of
 
@@ -117,3 +119,20 @@ def operator_expansion(plan: GraphPlan) -> list[ExpansionEntry]:
     """The ``{apiVersion, kind, name, digest}`` summary of what the operator will create (operator
     mode), empty in render mode (there the objects are registered themselves)."""
     return expansion_summary(predicted_documents(plan)) if plan.mode == "operator" else []
+
+
+def register_operator_mode_readiness(
+    owner: pulumi.Resource, plan: GraphPlan, options: ReadinessOptions, custom_resource: pulumi.Resource
+) -> GraphReadiness:
+    """The readiness resource watching the custom resource, with the predicted expansion as its
+    inputs: the compact ``expansion`` (what ``pulumi preview --diff`` shows the operator will
+    touch) and the full ``predicted`` objects (what the drift report compares against).
+
+    The revision digests the custom resource as sent, with Outputs resolved, so any spec change
+    makes the readiness resource wait again."""
+    document = restore(custom_resource_document(plan), plan.outputs)
+    cr_revision = pulumi.Output.from_input([document]).apply(revision)
+    predicted = [restore(obj, plan.outputs) for obj in predicted_objects(predicted_documents(plan))]
+    return register_operator_readiness(
+        owner, plan, options, custom_resource, cr_revision, operator_expansion(plan), predicted
+    )
