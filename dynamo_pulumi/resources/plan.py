@@ -31,8 +31,8 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
-from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, check_mode, operator_only_errors
-from dynamo_pulumi.errors import GraphValidationError, InputError, RenderError
+from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, admit_in_mode, check_mode, render_in_mode
+from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
 from dynamo_pulumi.resources.placement import GpuPlacement
@@ -340,36 +340,6 @@ def _refuse_outputs_read_by_rendering(graph: GraphModel, table: OutputTable, pla
         )
 
 
-def admit_for_mode(graph: GraphModel, platform: Platform, mode: Mode) -> list[str]:
-    """Admission, and in render mode the refusals of what needs the operator (planner, LPX,
-    checkpoint), all in one GraphValidationError (each refusal names operator mode); returns
-    the warnings."""
-    refusals = operator_only_errors(graph) if mode == "render" else []
-    try:
-        warnings = validate_graph(graph, platform)
-    except GraphValidationError as exc:
-        if not refusals:
-            raise
-        raise GraphValidationError([*exc.errors, *refusals], exc.kind, exc.name, exc.warnings) from None
-    if refusals:
-        raise GraphValidationError(refusals, graph.kind, graph.name, warnings)
-    return warnings
-
-
-def _render(graph: GraphModel, platform: Platform, ns: str, mode: Mode) -> tuple[Any, list[str]]:
-    """The rendered objects and any warning. In operator mode a feature offline rendering cannot
-    expand (an LPX build, a restore target in the cluster) leaves the prediction empty instead of
-    failing: the operator will expand it, we just cannot say into what."""
-    from dynamo_pulumi.render import RenderResult, render_graph
-
-    try:
-        return render_graph(graph, platform=platform, namespace=ns), []
-    except RenderError as exc:
-        if mode != "operator":
-            raise
-        return RenderResult(), [f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"]
-
-
 def plan_graph(
     spec: SpecSource,
     platform: Platform | Mapping[str, Any] | str | Path | None = None,
@@ -389,8 +359,8 @@ def plan_graph(
     if placement is not None:
         graph = _placed(graph, placement, table)
     ns = namespace or graph.metadata.namespace or "default"
-    warnings = admit_for_mode(graph, resolved, checked_mode)
-    result, render_warnings = _render(graph, resolved, ns, checked_mode)
+    warnings = admit_in_mode(graph, resolved, checked_mode)
+    result, render_warnings = render_in_mode(graph, resolved, ns, checked_mode)
     if table and checked_mode == "render":
         _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
     plan = plan_from_rendered(
