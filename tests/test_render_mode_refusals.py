@@ -8,6 +8,7 @@ import csv
 import re
 
 import pytest
+import yaml
 from conftest import CONFORMANCE
 
 from dynamo_pulumi.deploy_mode import check_mode, operator_only_errors
@@ -104,3 +105,16 @@ def test_every_corpus_planner_graph_is_refused_in_render_mode_and_planned_in_ope
             continue
         plan = plan_graph(loaded.object, PLATFORM, "ci", mode="operator")
         assert plan.mode == "operator" and plan.all_objects()
+
+
+def test_render_still_prints_what_the_operator_would_create_for_a_planner_graph(tmp_path, capsys):
+    from dynamo_pulumi.cli import main
+
+    path = tmp_path / "planner.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": {"name": "g"},
+        "spec": {"backendFramework": "vllm", "components": [_planner(["--config", '{"environment": "kubernetes"}'])]},
+    }))
+    assert main(["render", str(path)]) == 0
+    documents = list(yaml.safe_load_all(capsys.readouterr().out))
+    assert ("Deployment", "g-planner") in {(d["kind"], d["metadata"]["name"]) for d in documents}

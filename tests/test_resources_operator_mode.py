@@ -7,9 +7,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from update_rule_cases import BASE, IMMUTABLE_CASES, MUTABLE_CASES, PLATFORM, RuleCase
+from update_rule_cases import BASE, IMMUTABLE_CASES, MULTINODE, MUTABLE_CASES, PLATFORM, RuleCase
 
-from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.errors import GraphValidationError, InputError, RenderError
 from dynamo_pulumi.mocks import Recording, run_program
 from dynamo_pulumi.resources import DCD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.operator_mode import operator_expansion
@@ -130,3 +130,40 @@ def test_a_plan_made_for_one_mode_is_not_registered_in_the_other():
 def test_an_unknown_mode_is_an_input_error():
     with pytest.raises(InputError, match="mode must be one of"):
         run_program(lambda: DynamoGraphDeployment("g", BASE, mode="helm"))
+
+
+LPX = {"name": "L", "type": "lpx", "lpx": {"buildId": "builds/llama"},
+       "roles": [{"name": "agent", "podTemplate": {"spec": {"containers": [{"name": "main", "image": "lpx-agent:1.0.0"}]}}}]}
+LPX_PLATFORM = {"lpx": {"enabled": True}, "orchestrators": {"grove": {"enabled": True}}}
+
+
+def test_an_lpx_graph_registers_in_operator_mode_with_an_empty_prediction_and_a_warning():
+    doc = copy.deepcopy(BASE)
+    doc["spec"]["components"] = [doc["spec"]["components"][0], LPX]
+    with pytest.raises(GraphValidationError, match="LPX controller"):
+        plan_graph(doc, LPX_PLATFORM, mode="render")
+    plan = plan_graph(doc, LPX_PLATFORM, mode="operator")
+    assert plan.all_objects() == [] and operator_expansion(plan) == []
+    assert any("cannot be predicted offline" in w for w in plan.warnings)
+    rec, _ = run_program(lambda: DynamoGraphDeployment("g", plan))
+    assert _cr(rec).inputs["spec"]["components"][1]["type"] == "lpx"
+
+
+def test_an_output_the_rendering_reads_is_fine_in_operator_mode_and_reaches_the_custom_resource():
+    """Render mode cannot render a GPU count known only at deploy time (the multinode launch reads
+    it); in operator mode the operator reads the real value, so the DGD is sent with the Output
+    and only the prediction is missing."""
+    import pulumi
+
+    def program(mode: str):
+        doc = copy.deepcopy(MULTINODE)
+        limits = doc["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]["resources"]["limits"]
+        limits["nvidia.com/gpu"] = pulumi.Output.from_input("1")
+        return DynamoGraphDeployment("g", doc, platform=PLATFORM, mode=mode)
+
+    with pytest.raises(RenderError, match="is not a quantity"):
+        run_program(lambda: program("render"))
+    rec, top = run_program(lambda: program("operator"))
+    container = _cr(rec).inputs["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    assert any("cannot be predicted offline" in w for w in top.plan.warnings)
