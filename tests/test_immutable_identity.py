@@ -55,3 +55,17 @@ def test_explicit_min_available_equal_to_the_default_is_no_change():
     implicit = dgd(frontend(), worker())
     explicit = dgd(frontend(), worker(minAvailable=1))
     assert changed_rules(identity_of(_model(implicit), P), identity_of(_model(explicit), P)) == []
+
+
+def _dcd(**spec):
+    return {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment", "metadata": {"name": "w"},
+            "spec": {"backendFramework": "vllm", **{k: v for k, v in worker().items() if k != "name"}, **spec}}
+
+
+def test_a_dcd_identity_covers_its_backend_and_the_shared_component_rules():
+    base = identity_of(_model(_dcd()))
+    assert changed_rules(base, identity_of(_model(_dcd(backendFramework="sglang")))) == ["spec.backendFramework"]
+    assert changed_rules(base, identity_of(_model(_dcd(multinode={"nodeCount": 2})))) == [
+        "spec multinode.nodeCount", "spec single-node vs multi-node"
+    ]
+    assert changed_rules(base, identity_of(_model(_dcd(replicas=5)))) == []

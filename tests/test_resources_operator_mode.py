@@ -16,6 +16,7 @@ from dynamo_pulumi.resources.operator_mode import operator_expansion
 from dynamo_pulumi.resources.plan import plan_graph
 
 DGD_CR = "kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment"
+READINESS_TYPE = "pulumi-python:dynamic/dynamo:GraphReadiness"
 DCD_CR = "kubernetes:nvidia.com/v1beta1:DynamoComponentDeployment"
 PLANNER = {"name": "Planner", "type": "planner", "podTemplate": {"spec": {"containers": [{
     "name": "main", "image": "nvcr.io/nvidia/ai-dynamo/dynamo-planner:1.3.1",
@@ -45,6 +46,8 @@ def test_operator_mode_registers_the_dgd_custom_resource_and_no_rendered_workloa
     assert cr.inputs["metadata"] == {"name": "g", "namespace": "ns"}
     assert cr.inputs["spec"] == BASE["spec"]  # as written: the operator's webhook defaults it
     assert cr.delete_before_replace
+    (readiness,) = rec.by_type(READINESS_TYPE)
+    assert readiness.inputs["mode"] == "operator" and cr.urn in readiness.dependencies
 
 
 def test_render_mode_registers_the_workloads_and_no_dgd():
@@ -167,3 +170,12 @@ def test_an_output_the_rendering_reads_is_fine_in_operator_mode_and_reaches_the_
     container = _cr(rec).inputs["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
     assert any("cannot be predicted offline" in w for w in top.plan.warnings)
+
+
+def test_the_root_program_takes_the_mode_from_stack_config():
+    import runpy
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "__main__.py"
+    rec, _ = run_program(lambda: runpy.run_path(str(root), run_name="__main__"), config={"dynamo-pulumi:mode": "operator"})
+    assert [r.type for r in _kubernetes_objects(rec)] == [DGD_CR]

@@ -1,8 +1,12 @@
-"""``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE]``: admission, offline.
+"""``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE] [--mode render|operator]``: admission, offline.
 
 Every Dynamo object in every FILE goes through what the API server would run on CREATE
 (defaulting, CEL, the operator's validating webhook). With ``--old``, an object whose kind and
-name also appear in the old file is checked as an UPDATE of that object instead.
+name also appear in the old file is checked as an UPDATE of that object instead. ``--mode``
+gives the answer for one deployment mode (:mod:`dynamo_pulumi.validation.update_verdict`):
+``operator`` refuses exactly what the operator's webhooks refuse; ``render`` (the default)
+refuses what needs the operator (a Kubernetes-API planner, LPX, checkpoints) and reports the
+webhook's update rules as planned replacements.
 
 Valid objects print one summary line each on stdout; warnings go to stderr. An invalid object
 prints kubectl's header and then one line per error on stderr, each prefixed with the file name
