@@ -40,6 +40,8 @@ class Scripted:
     streaming: bool = False
     #: Wait for this event before sending anything (lets a test order a stream after a step).
     gate: threading.Event | None = None
+    #: After the events, keep the stream open (idle) instead of ending it.
+    hold: bool = False
 
 
 def body(payload: Any, status: int = 200) -> Scripted:
@@ -52,8 +54,8 @@ def status_error(code: int, reason: str, message: str) -> Scripted:
 
 
 def stream(events: Iterable[Mapping[str, Any]], drop: bool = False, delay: float = 0.02,
-           gate: threading.Event | None = None) -> Scripted:
-    return Scripted(events=[dict(e) for e in events], drop=drop, delay=delay, streaming=True, gate=gate)
+           gate: threading.Event | None = None, hold: bool = False) -> Scripted:
+    return Scripted(events=[dict(e) for e in events], drop=drop, delay=delay, streaming=True, gate=gate, hold=hold)
 
 
 def event(kind: str, obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,6 +195,8 @@ class ReplayServer:
                         self._chunk(b'{"type": "MODIFIED", "obj')  # half an event, then the line dies
                         self.close_connection = True
                         return
+                    if scripted.hold:
+                        server.closing.wait(HOLD_SECONDS)
                     self.wfile.write(b"0\r\n\r\n")
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True
