@@ -87,18 +87,20 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.plan = _graph
         self.component = _component
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
+        deadline = readiness.timeout_seconds
         super().__init__(DCD_TYPE, name, None, opts)
         graph_level = [  # a standalone DCD owns what would otherwise be graph-level
-            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
+            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name, deadline)
             for planned in (_graph.graph_objects if standalone else ())
         ]
         self.resources = [
-            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
+            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name, deadline)
             for planned in _component.objects
         ]
         self.readiness: GraphReadiness | None = None
         if standalone:
-            self.readiness = register_readiness(self, _graph, readiness or ReadinessOptions(), [*deps, *graph_level, *self.resources])
+            self.readiness = register_readiness(self, _graph, readiness, [*deps, *graph_level, *self.resources])
         self.summary = summarize_component(_component, _graph)
         self._export(self.summary)
 
@@ -147,22 +149,25 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
         super().__init__(DGD_TYPE, name, None, opts)
         self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name)
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name,
+                     readiness.timeout_seconds)
             for planned in plan.graph_objects
         ]
         self.components: dict[str, DynamoComponentDeployment] = {
             component.name: DynamoComponentDeployment(
                 component.pulumi_name,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                readiness=readiness,
                 _graph=plan,
                 _component=component,
             )
             for component in plan.components
         }
         children = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
-        self.readiness = register_readiness(self, plan, readiness or ReadinessOptions(), children)
+        self.readiness = register_readiness(self, plan, readiness, children)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
