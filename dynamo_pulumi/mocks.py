@@ -47,7 +47,9 @@ class Registration:
     dependencies: tuple[str, ...] = ()
     #: ``import_`` (adoption of an existing object), "" when none.
     import_id: str = ""
-    #: ``replacement_trigger``, deserialised (None when none).
+    #: ``customTimeouts`` as (create, update, delete); empty strings when unset.
+    custom_timeouts: tuple[str, str, str] = ("", "", "")
+    #: The ``replacement_trigger`` option's value (None when unset).
     replacement_trigger: Any = None
 
     @property
@@ -145,14 +147,17 @@ class RecordingMonitor(MockMonitor):
                     delete_before_replace=bool(request.deleteBeforeReplace),
                     dependencies=tuple(request.dependencies),
                     import_id=request.importId,
-                    replacement_trigger=_trigger(request),
+                    custom_timeouts=(
+                        request.customTimeouts.create, request.customTimeouts.update, request.customTimeouts.delete
+                    ),
+                    replacement_trigger=_trigger_of(request),
                 )
             )
         return response
 
 
-def _trigger(request: Any) -> Any:
-    """The request's replacement trigger as a plain value (a protobuf ``Value`` on the wire)."""
+def _trigger_of(request: Any) -> Any:
+    """The registration's ``replacement_trigger`` as a plain value (None when the field is unset)."""
     if not request.HasField("replacement_trigger"):
         return None
     from google.protobuf.json_format import MessageToDict

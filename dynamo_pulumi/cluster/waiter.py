@@ -91,23 +91,35 @@ class Waiter:
         pods = self.cache.of_kind(POD.api_version, POD.kind, self.request.namespace)
         return [p for p in pods if ((p.get("metadata") or {}).get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) == component]
 
+    def why(self, state: ComponentState, events: Sequence[Mapping[str, Any]] = ()) -> str:
+        """Why a component is not ready: its pods' and events' problems, else the verdict's words."""
+        if state.ready:
+            return ""
+        problems = component_problems(self._pods_of(state.component), events, state.names)
+        return "; ".join(problems) or state.result.detail or state.result.message or state.result.reason
+
     def line(self, state: ComponentState, events: Sequence[Mapping[str, Any]] = ()) -> str:
         """``decode: 0/2 ready: Unschedulable: 0/4 nodes are available: ...`` (or ``... ready``)."""
-        if state.ready:
-            return state.summary()
-        problems = component_problems(self._pods_of(state.component), events, state.names)
-        why = "; ".join(problems) or state.result.detail or state.result.message or state.result.reason
+        why = self.why(state, events)
         return f"{state.summary()}: {why}" if why else state.summary()
 
-    def explain(self, status: GraphStatus) -> list[str]:
-        """One line per unready component, with events read once (only when explaining)."""
+    def reasons(self, status: GraphStatus) -> dict[str, str]:
+        """component -> why it is not ready, with events read once (only when explaining)."""
         events: list[dict[str, Any]] = []
         if status.not_ready():
             try:
                 events = list(self.api.list(EVENT, self.request.namespace).get("items") or [])
             except ApiFailure:
                 events = []  # reasons from pods alone are still worth printing
-        lines = [self.line(state, events) for state in status.not_ready()]
+        return {state.component: self.why(state, events) for state in status.not_ready()}
+
+    def explain(self, status: GraphStatus) -> list[str]:
+        """One line per unready component (the graph's own message when none is listed)."""
+        reasons = self.reasons(status)
+        lines = [
+            f"{state.summary()}: {reasons[state.component]}" if reasons[state.component] else state.summary()
+            for state in status.not_ready()
+        ]
         if not lines and not status.is_ready:
             lines.append(f"{self.request.graph}: {status.ready.message or status.ready.reason}")
         return lines

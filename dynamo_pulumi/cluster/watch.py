@@ -97,8 +97,9 @@ class KindWatch:
     fatal: ApiFailure | None = None
     #: True once the first list has been stored (the cache is authoritative for this kind).
     synced: bool = False
-    #: The resourceVersion to watch from ("" lists first).
+    #: The resourceVersion to watch from ("" lists first); follows every event.
     version: str = ""
+    _received: bool = field(default=False, repr=False)
     _response: Any = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
 
@@ -133,52 +134,52 @@ class KindWatch:
 
     def _run(self) -> None:
         backoff = BACKOFF_START
-        version = self.version
         while not self.stop.is_set():
+            self._received = False
             try:
-                if not version:
-                    version = self.list_once()
-                version = self._watch_from(version)
+                if not self.version:
+                    self.version = self.list_once()
+                self._watch_from()
                 backoff = BACKOFF_START
             except ApiFailure as failure:
                 if failure.status == HTTP_GONE:
-                    version = ""  # relist at once: the version is gone, waiting will not help
+                    self.version = ""  # relist at once: the version is gone, waiting will not help
                     continue
                 if not failure.retryable:
                     self.fatal = failure
                     self.cache.wake()
                     return
+                if self._received:
+                    continue  # a stream that delivered events and then dropped: resume at once
                 if self._wait(backoff):
                     return
                 backoff = min(backoff * 2, BACKOFF_MAX)
 
-    def _watch_from(self, version: str) -> str:
-        """One watch request; returns the last resourceVersion seen ("" to force a relist)."""
+    def _watch_from(self) -> None:
+        """One watch request from ``self.version``, which follows every event seen."""
         events = self.api.watch(
-            self.ref, self.namespace, version, WATCH_SECONDS, self.field_selector, self.label_selector,
+            self.ref, self.namespace, self.version, WATCH_SECONDS, self.field_selector, self.label_selector,
             on_open=self._opened,
         )
         try:
             for event in events:
                 if self.stop.is_set():
                     break
-                version = self._handle(event, version)
+                self._handle(event)
         finally:
             self._response = None
-        return version
 
     def _opened(self, response: Any) -> None:
         self._response = response
         if self.stop.is_set():
             self.close()
 
-    def _handle(self, event: Mapping[str, Any], version: str) -> str:
+    def _handle(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
         obj = event.get("object") or {}
         if kind == "ERROR":
-            code = int(obj.get("code") or 0)
-            raise ApiFailure(code, str(obj.get("message") or "watch error"))
-        new_version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
+            raise ApiFailure(int(obj.get("code") or 0), str(obj.get("message") or "watch error"))
+        self._received = True
+        self.version = str((obj.get("metadata") or {}).get("resourceVersion") or self.version)
         if kind in ("ADDED", "MODIFIED", "DELETED"):
             self.cache.apply(self.ref, self.namespace, str(kind), _with_kind(self.ref, obj))
-        return new_version

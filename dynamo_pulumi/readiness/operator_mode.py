@@ -58,7 +58,7 @@ def dgd_ready(dgd: Mapping[str, Any] | None) -> ReadinessResult:
     message = str(condition.get("message", ""))
     phase = dig(dgd, "status", "rollingUpdate", "phase")
     if phase in ROLLOUT_ACTIVE_PHASES:
-        return ReadinessResult(False, ROLLING_UPDATE_IN_PROGRESS, f"rolling update {phase}", message)
+        return ReadinessResult(False, ROLLING_UPDATE_IN_PROGRESS, message or f"rolling update {phase}")
     condition_generation = optional_int_at(condition, "observedGeneration")
     generation = int_at(dgd, "metadata", "generation")
     if condition_generation is not None and condition_generation != generation:
@@ -73,37 +73,50 @@ def dgd_ready(dgd: Mapping[str, Any] | None) -> ReadinessResult:
     return ReadinessResult(True, reason, message)
 
 
-def _component_states(statuses: Mapping[str, Any], graph_ready: bool) -> tuple[ComponentState, ...]:
-    """``status.components`` as component states; a component is ready when the graph is, or when
-    every replica it reports is updated and ready (available for a scaling group)."""
+def _desired(cr: Mapping[str, Any] | None, component: str) -> int | None:
+    """``replicas`` of the component in the CR's spec (default 1), None when it is not listed."""
+    if dig(cr, "kind") == DCD_KIND:
+        return int_at(cr, "spec", "replicas", default=1)
+    for entry in dig(cr, "spec", "components") or []:
+        if isinstance(entry, Mapping) and entry.get("name") == component:
+            value = entry.get("replicas")
+            return 1 if value is None else int(value)
+    return None
+
+
+def _component_states(
+    cr: Mapping[str, Any] | None, statuses: Mapping[str, Any], verdict: ReadinessResult
+) -> tuple[ComponentState, ...]:
+    """``status.components`` as component states. A component is ready when the graph is, or when
+    its desired replicas are all updated and ready (available for a scaling group); a not-ready one
+    carries the graph's reason and message, the operator's own words."""
     states = []
     for name in sorted(statuses):
         entry = statuses[name] or {}
-        ready = graph_ready or _components_ready(entry)
         replicas = int(entry.get("replicas") or 0)
+        desired = _desired(cr, name)
+        desired = replicas if desired is None else desired
+        ready = verdict.ready or _components_ready(entry, desired)
         states.append(
             ComponentState(
                 component=name,
                 kind=str(entry.get("componentKind", "")),
                 names=tuple(entry.get("componentNames") or ()),
-                # The CR status has no desired count; the replicas the operator reports stand in.
-                desired=max(replicas, int(entry.get("updatedReplicas") or 0)),
+                desired=desired,
                 replicas=replicas,
                 updated=int(entry.get("updatedReplicas") or 0),
                 ready_replicas=optional_int_at(entry, "readyReplicas"),
                 available=optional_int_at(entry, "availableReplicas"),
-                result=ReadinessResult(ready, "", ""),
+                result=ReadinessResult(True, "", "") if ready else verdict,
             )
         )
     return tuple(states)
 
 
-def _components_ready(entry: Mapping[str, Any]) -> bool:
-    replicas = int(entry.get("replicas") or 0)
+def _components_ready(entry: Mapping[str, Any], desired: int) -> bool:
     counted = entry.get("readyReplicas", entry.get("availableReplicas"))
-    return int(entry.get("updatedReplicas") or 0) >= replicas and int(counted or 0) >= replicas
-
-
+    replicas = int(entry.get("replicas") or 0)
+    return replicas == desired and int(entry.get("updatedReplicas") or 0) >= desired and int(counted or 0) >= desired
 def operator_status(kind: str, cr: Mapping[str, Any] | None) -> GraphStatus:
     """The graph status read off the custom resource (``kind`` is DGD or DCD)."""
     if kind == DCD_KIND:
@@ -117,5 +130,5 @@ def operator_status(kind: str, cr: Mapping[str, Any] | None) -> GraphStatus:
         entries = dig(cr, "status", "components") or {}
         state = str(dig(cr, "status", "state") or (INITIALIZING if cr is not None else STATE_PENDING))
         terminal = verdict.message if state == STATE_FAILED and _stale(cr or {}) is None and cr else ""
-    components = _component_states(entries, verdict.ready)
+    components = _component_states(cr, entries, verdict)
     return GraphStatus(state=state, ready=verdict, components=components, terminal=terminal)

@@ -100,26 +100,29 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.plan = _graph
         self.component = _component
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
+        deadline = readiness.timeout_seconds
         super().__init__(DCD_TYPE, name, None, opts)
         self.custom_resource: pulumi.CustomResource | None = None
         self.readiness: GraphReadiness | None = None
         self.resources: list[pulumi.CustomResource] = []
-        options = readiness or ReadinessOptions()
         if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
             if standalone:
                 self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
-                self.readiness = register_operator_mode_readiness(self, _graph, options, self.custom_resource)
+                self.readiness = register_operator_mode_readiness(self, _graph, readiness, self.custom_resource)
         else:
             graph_level = [  # a standalone DCD owns what would otherwise be graph-level
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name,
+                         deadline)
                 for planned in (_graph.graph_objects if standalone else ())
             ]
             self.resources = [
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps,
+                         _graph.name, deadline)
                 for planned in _component.objects
             ]
             if standalone:
-                self.readiness = register_readiness(self, _graph, options, [*deps, *graph_level, *self.resources])
+                self.readiness = register_readiness(self, _graph, readiness, [*deps, *graph_level, *self.resources])
         self.summary = summarize_component(_component, _graph)
         self.expansion = pulumi.Output.from_input(operator_expansion(_graph) if standalone else [])
         self._export(self.summary)
@@ -177,18 +180,18 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
         super().__init__(DGD_TYPE, name, None, opts)
         self.custom_resource: pulumi.CustomResource | None = None
         self.graph_resources: list[pulumi.CustomResource] = []
         self.components: dict[str, DynamoComponentDeployment] = {}
-        options = readiness or ReadinessOptions()
         if plan.mode == "operator":  # the operator expands the DGD; nothing rendered is registered
             self.custom_resource = register_custom_resource(plan, self, deps, adopt)
-            self.readiness = register_operator_mode_readiness(self, plan, options, self.custom_resource)
+            self.readiness = register_operator_mode_readiness(self, plan, readiness, self.custom_resource)
         else:
-            self._register_rendered(plan, deps)
+            self._register_rendered(plan, deps, readiness)
             children = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
-            self.readiness = register_readiness(self, plan, options, children)
+            self.readiness = register_readiness(self, plan, readiness, children)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
@@ -208,16 +211,19 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             }
         )
 
-    def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource]) -> None:
-        """Render mode: graph-level objects under the DGD, one DCD per component."""
+    def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:
+        """Render mode: graph-level objects under the DGD, one DCD per component; awaited kinds
+        get the graph's deadline."""
         self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name)
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name,
+                     readiness.timeout_seconds)
             for planned in plan.graph_objects
         ]
         self.components = {
             component.name: DynamoComponentDeployment(
                 component.pulumi_name,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                readiness=readiness,
                 _graph=plan,
                 _component=component,
             )
