@@ -36,14 +36,14 @@ from dynamo_pulumi.resources.unknowns import restore
 from dynamo_pulumi.validation.immutable_identity import identity_of
 
 #: Metadata the API server or the operator writes; never part of what we send.
-SERVER_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+NOT_SENT_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
                    "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "selfLink")
 
 
 def custom_resource_document(plan: GraphPlan) -> dict[str, Any]:
     """The DGD/DCD as we apply it: v1beta1, the user's metadata and spec, no status."""
     wire = plan.graph.to_wire()
-    metadata = {k: v for k, v in (wire.get("metadata") or {}).items() if k not in SERVER_METADATA}
+    metadata = {k: v for k, v in (wire.get("metadata") or {}).items() if k not in NOT_SENT_METADATA}
     metadata["name"] = plan.name
     metadata["namespace"] = plan.namespace
     return {"apiVersion": API_VERSION, "kind": plan.kind, "metadata": metadata, "spec": wire.get("spec") or {}}
