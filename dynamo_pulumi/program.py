@@ -7,7 +7,12 @@ Stack configuration (``pulumi config set dynamo-pulumi:<key> <value>``):
 * ``namespace`` - Kubernetes namespace (default: the graph's ``metadata.namespace`` or ``default``);
 * ``platform`` - path of a platform YAML (operator configuration and cluster facts);
 * ``mode`` - ``render`` (default: create the rendered objects) or ``operator`` (create the DGD
-  custom resource for an installed Dynamo operator).
+  custom resource for an installed Dynamo operator);
+* ``wait`` - ``false`` to return from ``pulumi up`` without waiting for readiness (default true);
+* ``timeout`` - how long ``pulumi up`` waits for the graph to serve (``30m``, ``2h``; default 60m).
+
+The cluster connection comes from ``kubernetes:kubeconfig`` / ``kubernetes:context``, as for
+pulumi-kubernetes.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.readiness import ReadinessOptions
 
 CONFIG_NAMESPACE = "dynamo-pulumi"
 DEFAULT_GRAPH = "default-graph.yaml"
@@ -55,17 +61,18 @@ def deploy(
     export: bool = True,
     mode: str = "render",
     adopt: bool = False,
+    readiness: ReadinessOptions | None = None,
 ) -> DynamoGraphDeployment | DynamoComponentDeployment:
     """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs.
     ``mode="operator"`` registers the custom resource itself; ``adopt`` imports an existing one."""
     planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement, mode)
     if planned.kind == DCD_KIND:
-        dcd = DynamoComponentDeployment(planned.name, planned, opts=opts, adopt=adopt)
+        dcd = DynamoComponentDeployment(planned.name, planned, opts=opts, adopt=adopt, readiness=readiness)
         if export:
             for key, value in dcd.summary.as_dict().items():
                 pulumi.export(key, value)
         return dcd
-    dgd = DynamoGraphDeployment(planned.name, planned, opts=opts, adopt=adopt)
+    dgd = DynamoGraphDeployment(planned.name, planned, opts=opts, adopt=adopt, readiness=readiness)
     if export:
         pulumi.export("dynamoNamespace", dgd.dynamo_namespace)
         pulumi.export("frontendUrl", dgd.frontend_url)
@@ -79,9 +86,14 @@ def deploy(
 def main() -> DynamoGraphDeployment | DynamoComponentDeployment:
     """Entry point of the root ``__main__.py``: everything comes from stack configuration."""
     config = pulumi.Config(CONFIG_NAMESPACE)
+    readiness = ReadinessOptions(
+        wait=config.get_bool("wait") is not False,
+        timeout=config.get("timeout") or ReadinessOptions().timeout,
+    )
     return deploy(
         graph=config.get("graph") or None,
         namespace=config.get("namespace") or None,
         platform=config.get("platform") or None,
         mode=config.get("mode") or "render",
+        readiness=readiness,
     )

@@ -136,3 +136,11 @@ def test_a_standalone_component_registers_its_own_readiness_resource():
 def test_components_of_a_graph_register_no_readiness_of_their_own():
     _, found = _run()
     assert len(found) == 1
+
+
+def test_the_root_program_takes_wait_and_timeout_from_stack_config():
+    from dynamo_pulumi.program import main
+
+    rec, _ = run_program(main, preview=False, config={"dynamo-pulumi:timeout": "2h", "dynamo-pulumi:wait": "false"})
+    (readiness,) = rec.by_type(READINESS_TYPE)
+    assert readiness.inputs["timeout_seconds"] == 7200 and readiness.inputs["wait"] is False

@@ -15,7 +15,7 @@ returned then would let Pulumi delete the old generation before the new one serv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -221,7 +221,3 @@ def changed_components(before: GraphStatus | None, after: GraphStatus) -> list[C
     previous = {c.component: c for c in before.components}
     return [c for c in after.components if previous.get(c.component) != c]
 
-
-def merge_names(states: Iterable[ComponentState]) -> list[str]:
-    """Every workload name the states cover, sorted (for messages)."""
-    return sorted({name for state in states for name in state.names})
