@@ -19,10 +19,17 @@ from dynamo_pulumi.api.v1beta1 import DCD_KIND, DGD_KIND
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
+from dynamo_pulumi.resources.operator_mode import (
+    operator_expansion,
+    register_custom_resource,
+    register_operator_mode_readiness,
+    resolve_mode,
+)
 from dynamo_pulumi.resources.options import ignore_changes
 from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
 
 DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
@@ -68,18 +75,25 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         objects: Sequence[Mapping[str, Any]] = (),
+        mode: str | None = None,
+        adopt: bool = False,
+        readiness: ReadinessOptions | None = None,
         _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
     ) -> None:
-        """``spec``: a DCD model, dict, YAML path or ready plan. ``_graph``/``_component`` are
-        how a DynamoGraphDeployment hands over one of its components. ``objects``: other
-        Kubernetes objects of the program that rendering reads (DRA claim templates)."""
+        """``spec``: a DCD model, dict, YAML path or ready plan. ``objects``: other Kubernetes
+        objects of the program that rendering reads (DRA claim templates). ``mode``: ``"render"``
+        (default) or ``"operator"`` (register the DCD custom resource; ``adopt`` imports an
+        existing one). ``readiness``: whether and how long ``pulumi up`` waits for a standalone
+        component (default: 60 minutes). ``_graph``/``_component`` are how a
+        DynamoGraphDeployment hands over one of its components."""
         standalone = _graph is None
         if _graph is None:
             if spec is None:
                 raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
+            resolved = resolve_mode(spec, mode)
             _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
-                spec, platform, namespace, name, placement, objects
+                spec, platform, namespace, name, placement, objects, mode=resolved or "render"
             )
             _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
             _component = _graph.components[0]
@@ -88,15 +102,31 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.plan = _graph
         self.component = _component
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
+        deadline = readiness.timeout_seconds
         super().__init__(DCD_TYPE, name, None, opts)
-        if standalone:  # a standalone DCD owns what would otherwise be graph-level
-            for planned in _graph.graph_objects:
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
-        self.resources = [
-            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
-            for planned in _component.objects
-        ]
+        self.custom_resource: pulumi.CustomResource | None = None
+        self.readiness: GraphReadiness | None = None
+        self.resources: list[pulumi.CustomResource] = []
+        if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
+            if standalone:
+                self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
+                self.readiness = register_operator_mode_readiness(self, _graph, readiness, self.custom_resource)
+        else:
+            graph_level = [  # a standalone DCD owns what would otherwise be graph-level
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name,
+                         deadline)
+                for planned in (_graph.graph_objects if standalone else ())
+            ]
+            self.resources = [
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps,
+                         _graph.name, deadline)
+                for planned in _component.objects
+            ]
+            if standalone:
+                self.readiness = register_readiness(self, _graph, readiness, [*deps, *graph_level, *self.resources])
         self.summary = summarize_component(_component, _graph)
+        self.expansion = pulumi.Output.from_input(operator_expansion(_graph) if standalone else [])
         self._export(self.summary)
 
     def _export(self, summary: ComponentSummary) -> None:
@@ -112,6 +142,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 "serviceName": self.service_name,
                 "replicas": self.replicas,
                 "gpus": self.gpus,
+                "expansion": self.expansion,
             }
         )
 
@@ -134,30 +165,38 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         objects: Sequence[Mapping[str, Any]] = (),
+        mode: str | None = None,
+        adopt: bool = False,
+        readiness: ReadinessOptions | None = None,
     ) -> None:
         """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan.
         ``objects``: other Kubernetes objects of the program that rendering reads (the DRA
-        ResourceClaimTemplates and DeviceClasses a DRA-only GPU count comes from)."""
-        plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement, objects)
+        ResourceClaimTemplates and DeviceClasses a DRA-only GPU count comes from).
+        ``mode``: ``"render"`` (default: create the rendered objects) or ``"operator"`` (create the
+        DGD custom resource for an installed operator); ``adopt`` imports an existing DGD.
+        ``readiness``: whether and how long ``pulumi up`` waits for the graph to serve, and how to
+        reach the cluster (default: wait up to 60 minutes, ambient connection)."""
+        resolved = resolve_mode(spec, mode)
+        plan = spec if isinstance(spec, GraphPlan) else plan_graph(
+            spec, platform, namespace, name, placement, objects, mode=resolved or "render"
+        )
         _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
         super().__init__(DGD_TYPE, name, None, opts)
-        self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name)
-            for planned in plan.graph_objects
-        ]
-        self.components: dict[str, DynamoComponentDeployment] = {
-            component.name: DynamoComponentDeployment(
-                component.pulumi_name,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
-                _graph=plan,
-                _component=component,
-            )
-            for component in plan.components
-        }
+        self.custom_resource: pulumi.CustomResource | None = None
+        self.graph_resources: list[pulumi.CustomResource] = []
+        self.components: dict[str, DynamoComponentDeployment] = {}
+        if plan.mode == "operator":  # the operator expands the DGD; nothing rendered is registered
+            self.custom_resource = register_custom_resource(plan, self, deps, adopt)
+            self.readiness = register_operator_mode_readiness(self, plan, readiness, self.custom_resource)
+        else:
+            self._register_rendered(plan, deps, readiness)
+            children = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
+            self.readiness = register_readiness(self, plan, readiness, children)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
@@ -166,11 +205,32 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.component_outputs = pulumi.Output.from_input(
             {name: s.as_dict() for name, s in summary.components.items()}
         )
+        self.expansion = pulumi.Output.from_input(operator_expansion(plan))
         self.register_outputs(
             {
                 "dynamoNamespace": self.dynamo_namespace,
                 "frontendUrl": self.frontend_url,
                 "totalGpus": self.total_gpus,
                 "components": self.component_outputs,
+                "expansion": self.expansion,
             }
         )
+
+    def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:
+        """Render mode: graph-level objects under the DGD, one DCD per component; awaited kinds
+        get the graph's deadline."""
+        self.graph_resources = [
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name,
+                     readiness.timeout_seconds)
+            for planned in plan.graph_objects
+        ]
+        self.components = {
+            component.name: DynamoComponentDeployment(
+                component.pulumi_name,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                readiness=readiness,
+                _graph=plan,
+                _component=component,
+            )
+            for component in plan.components
+        }

@@ -31,6 +31,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
+from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, admit_in_mode, check_mode, render_in_mode
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
@@ -120,6 +121,8 @@ class GraphPlan:
     graph_objects: list[PlannedObject]
     outputs: OutputTable = field(default_factory=OutputTable)
     warnings: list[str] = field(default_factory=list)
+    #: ``render``: the objects are created; ``operator``: they are the operator's predicted expansion.
+    mode: Mode = DEFAULT_MODE
 
     def all_objects(self) -> list[PlannedObject]:
         found = list(self.graph_objects)
@@ -330,12 +333,14 @@ def plan_from_rendered(
     )
 
 
-def _refuse_outputs_read_by_rendering(graph: GraphModel, table: OutputTable, platform: Platform, ns: str) -> None:
+def _refuse_outputs_read_by_rendering(
+    graph: GraphModel, table: OutputTable, platform: Platform, ns: str, objects: Sequence[Mapping[str, Any]]
+) -> None:
     from dynamo_pulumi.loading import load_graph
     from dynamo_pulumi.render import render_graph
 
     def render(wire: dict[str, Any]) -> tuple[list[Any], str]:
-        result = render_graph(load_graph(wire), platform=platform, namespace=ns)
+        result = render_graph(load_graph(wire), platform=platform, namespace=ns, objects=objects)
         return [*result.objects, *result.components], result.worker_hash
 
     read = read_by_rendering(table, graph.to_wire(), render)
@@ -353,26 +358,31 @@ def plan_graph(
     name: str = "",
     placement: GpuPlacement | None = None,
     objects: Sequence[Mapping[str, Any]] = (),
+    mode: str = DEFAULT_MODE,
 ) -> GraphPlan:
     """Load, validate and render ``spec`` into a plan. Raises before anything is registered.
 
     ``objects``: other Kubernetes objects the program deploys beside the graph; with the other
     documents of ``spec``'s YAML file, rendering reads the DRA claim templates among them.
-    """
-    from dynamo_pulumi.render import render_graph
 
+    In operator mode the rendered objects are the operator's predicted expansion; an Output the
+    rendering reads is then no error (the operator reads the real value, only the prediction
+    sees the placeholder)."""
+    checked_mode = check_mode(mode)
     resolved = load_platform(platform)  # type: ignore[arg-type]
     graph, table = load_spec(spec, name)
     if placement is not None:
         graph = _placed(graph, placement, table)
     ns = namespace or graph.metadata.namespace or "default"
-    warnings = validate_graph(graph, resolved)
-    result = render_graph(graph, platform=resolved, namespace=ns, objects=[*side_documents(spec), *objects])
-    if table:
-        _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
+    warnings = admit_in_mode(graph, resolved, checked_mode)
+    beside = [*side_documents(spec), *objects]
+    result, render_warnings = render_in_mode(graph, resolved, ns, checked_mode, objects=beside)
+    if table and checked_mode == "render":
+        _refuse_outputs_read_by_rendering(graph, table, resolved, ns, beside)
     plan = plan_from_rendered(
         graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
     )
     plan.outputs = table
-    plan.warnings = warnings
+    plan.warnings = warnings + render_warnings
+    plan.mode = checked_mode
     return plan
