@@ -201,3 +201,14 @@ def test_waiting_makes_no_request_while_nothing_changes(server):
     timer.join()
     # one list + one watch per kind (deployments, pods): a second of waiting added nothing
     assert len(server.log) == 4
+
+
+def test_a_server_error_on_a_watch_backs_off_and_watches_again(server):
+    server.on_list(DEPLOYMENT, NS, listing([deployment("llm-frontend", "Frontend", 0)], "10"))
+    server.on_watch(DEPLOYMENT, NS, status_error(500, "InternalError", "etcdserver: leader changed"),
+                    stream([event("MODIFIED", deployment("llm-frontend", "Frontend", 2, version="11"))]))
+    no_pods(server)
+    status = Waiter(server.api(), request(target("llm-frontend", "Frontend"))).wait()
+    assert status.is_ready
+    watches = server.requests_to(DEPLOYMENT.path(NS), watch=True)
+    assert [w["resourceVersion"] for w in watches[:2]] == ["10", "10"]
