@@ -150,7 +150,8 @@ def _workload_verdict(target: WatchTarget, live: Mapping[str, Any] | None) -> Re
     verdict = workload_as_dcd(leader_worker_set_ready(live))
     gap = lws_rollout_gap(live) if verdict.ready else ""
     if gap:
-        return ReadinessResult(False, UPDATING, f"performing rolling update: {gap}", gap)
+        message = f"performing rolling update: {gap}"
+        return ReadinessResult(False, UPDATING, message, message)
     return verdict
 
 
