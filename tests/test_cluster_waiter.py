@@ -201,3 +201,43 @@ def test_waiting_makes_no_request_while_nothing_changes(server):
     timer.join()
     # one list + one watch per kind (deployments, pods): a second of waiting added nothing
     assert len(server.log) == 4
+
+
+def test_a_server_error_on_a_watch_backs_off_and_watches_again(server):
+    server.on_list(DEPLOYMENT, NS, listing([deployment("llm-frontend", "Frontend", 0)], "10"))
+    server.on_watch(DEPLOYMENT, NS, status_error(500, "InternalError", "etcdserver: leader changed"),
+                    stream([event("MODIFIED", deployment("llm-frontend", "Frontend", 2, version="11"))]))
+    no_pods(server)
+    status = Waiter(server.api(), request(target("llm-frontend", "Frontend"))).wait()
+    assert status.is_ready
+    watches = server.requests_to(DEPLOYMENT.path(NS), watch=True)
+    assert [w["resourceVersion"] for w in watches[:2]] == ["10", "10"]
+
+
+PCLQ = ResourceRef("grove.io/v1alpha1", "PodClique")
+
+
+def test_grove_and_lws_components_are_watched_by_kind_and_ready_only_once_rolled_out(server):
+    clique = patched(recorded("podclique"), {"metadata": {"namespace": NS, "resourceVersion": "5"},
+                                             "status": {"readyReplicas": 2}})
+    lws = patched(recorded("leaderworkerset"), {"metadata": {"namespace": NS, "resourceVersion": "6"},
+                                                "status": {"updatedReplicas": 1}})
+    server.on_list(PCLQ, NS, listing([clique], "5"))
+    server.on_list(LWS, NS, listing([lws], "6"))
+    server.on_watch(PCLQ, NS, stream([event("MODIFIED", patched(clique, {"metadata": {"resourceVersion": "7"},
+                                                                         "status": {"readyReplicas": 3}}))], hold=True))
+    server.on_watch(LWS, NS, stream([event("MODIFIED", patched(lws, {"metadata": {"resourceVersion": "8"},
+                                                                     "status": {"updatedReplicas": 2}}))],
+                                    delay=0.3, hold=True))
+    no_pods(server)
+    targets = (
+        WatchTarget(api_version=PCLQ.api_version, kind="PodClique", namespace=NS, name=clique["metadata"]["name"],
+                    component="Frontend", group="vllm-multinode"),
+        target(lws["metadata"]["name"], "prefill", "LeaderWorkerSet", LWS.api_version),
+    )
+    lines: list[str] = []
+    status = Waiter(server.api(), request(*targets), lines.append).wait()
+    assert status.is_ready
+    assert "prefill: 2/2 ready: performing rolling update: updatedReplicas=1 < desired=2" in lines
+    assert lines[-1] == "prefill: 2/2 ready"
+    assert server.requests_to(PCLQ.path(NS), watch=True) and server.requests_to(LWS.path(NS), watch=True)

@@ -144,3 +144,38 @@ def test_the_root_program_takes_wait_and_timeout_from_stack_config():
     rec, _ = run_program(main, preview=False, config={"dynamo-pulumi:timeout": "2h", "dynamo-pulumi:wait": "false"})
     (readiness,) = rec.by_type(READINESS_TYPE)
     assert readiness.inputs["timeout_seconds"] == 7200 and readiness.inputs["wait"] is False
+
+
+def test_operator_mode_registration_watches_the_custom_resource_and_carries_the_prediction():
+    import pulumi_kubernetes as k8s
+
+    from dynamo_pulumi.resources.readiness import register_operator_readiness
+
+    plan = small_plan()
+    predicted = [p.obj for p in plan.all_objects()]
+    expansion = [{"apiVersion": o["apiVersion"], "kind": o["kind"], "name": o["metadata"]["name"], "digest": "d"}
+                 for o in predicted]
+
+    class Graph(pulumi.ComponentResource):
+        def __init__(self) -> None:
+            super().__init__("dynamo:index:DynamoGraphDeployment", GRAPH)
+            cr = k8s.apiextensions.CustomResource(
+                "cr", api_version="nvidia.com/v1beta1", kind="DynamoGraphDeployment",
+                metadata={"name": GRAPH, "namespace": NS}, opts=pulumi.ResourceOptions(parent=self))
+            self.readiness = register_operator_readiness(self, plan, ReadinessOptions(timeout="20m"), cr, "spec-digest",
+                                                         expansion, predicted)
+
+    rec, _ = run_program(Graph, preview=False)
+    (readiness,) = rec.by_type(READINESS_TYPE)
+    assert readiness.inputs["mode"] == "operator" and readiness.inputs["revision"] == "spec-digest"
+    assert readiness.inputs["targets"] == [{"api_version": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
+                                            "namespace": NS, "name": GRAPH, "component": "", "group": GRAPH}]
+    assert readiness.inputs["expansion"] == expansion and len(readiness.inputs["predicted"]) == len(predicted)
+    assert rec.named("cr").urn in readiness.dependencies and readiness.inputs["timeout_seconds"] == 1200
+
+
+def test_a_connection_never_prints_its_kubeconfig():
+    from dynamo_pulumi.cluster.connection import Connection
+
+    text = repr(Connection(kubeconfig=KUBECONFIG, context="prod"))
+    assert "clusters" not in text and "<given>" in text and "prod" in text

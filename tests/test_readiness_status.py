@@ -97,3 +97,61 @@ def test_revision_ignores_key_order_and_follows_every_value():
     reordered = dict(reversed(list(deployment.items())))
     assert revision([deployment]) == revision([reordered])
     assert revision([deployment]) != revision([patched(deployment, {"spec": {"replicas": 3}})])
+
+
+# --- Grove: a ready child is not enough while it runs the previous PodCliqueSet spec ---------------
+
+PCS = {
+    "apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "metadata": {"name": "llm", "namespace": NS},
+    "spec": {"replicas": 1, "template": {"cliques": [
+        {"name": "frontend", "labels": {"nvidia.com/dynamo-component": "Frontend"}, "spec": {"replicas": 3}},
+    ]}},
+}
+
+
+def _live_pcs(generation: int, observed: int | None, revision: str | None) -> dict:
+    status: dict = {}
+    if observed is not None:
+        status["observedGeneration"] = observed
+    if revision is not None:
+        status["currentGenerationHash"] = revision
+    return patched(PCS, {"metadata": {"generation": generation}, "status": status})
+
+
+def _grove_status(pcs_live: dict, child_revision: str | None = "7d9c8b6f5"):
+    targets = render_targets([PCS], NS)
+    child = patched(recorded("podclique"), {"metadata": {"name": "llm-0-frontend"}})
+    if child_revision is None:
+        child["status"].pop("currentPodCliqueSetGenerationHash")
+    else:
+        child["status"]["currentPodCliqueSetGenerationHash"] = child_revision
+    return render_status(targets, InMemoryReader([pcs_live, child], default_namespace=NS))
+
+
+def test_a_podcliqueset_is_watched_beside_its_children():
+    targets = render_targets([PCS], NS)
+    assert [(t.kind, t.name, t.component) for t in targets] == [("PodCliqueSet", "llm", ""),
+                                                                 ("PodClique", "llm-0-frontend", "Frontend")]
+
+
+def test_children_on_the_accepted_revision_are_ready():
+    status = _grove_status(_live_pcs(1, 1, "7d9c8b6f5"))
+    assert status.is_ready and [c.component for c in status.components] == ["Frontend"]
+
+
+def test_children_are_not_ready_until_the_podcliqueset_has_observed_its_generation():
+    status = _grove_status(_live_pcs(2, 1, "7d9c8b6f5"))
+    assert not status.is_ready
+    assert status.not_ready()[0].result.message == (
+        "PodCliqueSet spec not yet processed: generation=2, observedGeneration=1"
+    )
+
+
+def test_a_ready_child_still_on_the_previous_revision_is_rolling_out():
+    status = _grove_status(_live_pcs(2, 2, "newrev"))
+    assert not status.is_ready and status.not_ready()[0].result.reason == "updating"
+    assert status.not_ready()[0].result.message == "rolling out PodCliqueSet revision newrev"
+
+
+def test_a_grove_without_revision_hashes_is_judged_on_generations_alone():
+    assert _grove_status(_live_pcs(1, 1, None), child_revision=None).is_ready

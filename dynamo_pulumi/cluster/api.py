@@ -1,11 +1,11 @@
-"""The few API-server requests the waiter makes, over the official client's ``ApiClient``.
+"""The few API-server requests the waiter makes, over the official client's generated APIs.
 
 Only three request shapes are needed: list a kind in a namespace, watch it from a
-resourceVersion, and get one object. They are issued through ``ApiClient.param_serialize`` /
-``call_api``, so authentication, TLS, proxies and exec plugins are whatever the kubeconfig
-says, and the same path serves built-in kinds and CRDs (LeaderWorkerSet, Grove, Dynamo) without
-discovery requests (plurals are known here). Responses stay plain JSON dicts, the form the
-readiness predicates read.
+resourceVersion, and get one object. They go through ``CoreV1Api`` (core group) and
+``CustomObjectsApi`` (every other group, built-in ones included) with ``_preload_content=False``,
+so authentication, TLS, proxies and exec plugins are whatever the kubeconfig says, CRDs
+(LeaderWorkerSet, Grove, Dynamo) need no generated models, and no discovery request is made
+(plurals are derived here). Responses stay plain JSON dicts, the form the predicates read.
 
 API errors become :class:`ApiFailure` with the status code, so callers can tell "retry"
 (connection drop, 5xx, 429) from "give up" (404 on a list: the CRD is missing; 401/403).
@@ -14,6 +14,7 @@ API errors become :class:`ApiFailure` with the status code, so callers can tell 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -45,7 +46,13 @@ class ResourceRef:
             return lower[:-1] + "ies"
         return lower + "s"
 
+    @property
+    def snake(self) -> str:
+        """The kind as the generated client names its methods (``ConfigMap`` -> ``config_map``)."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.kind).lower()
+
     def path(self, namespace: str, name: str = "") -> str:
+        """The REST path of the kind (or one object), as the API server serves it."""
         prefix = f"/api/{self.api_version}" if "/" not in self.api_version else f"/apis/{self.api_version}"
         scope = "" if self.kind in _CLUSTER_SCOPED else f"/namespaces/{namespace}"
         return f"{prefix}{scope}/{self.plural}" + (f"/{name}" if name else "")
@@ -89,43 +96,66 @@ class ClusterApi:
     def host(self) -> str:
         return str(getattr(self._client.configuration, "host", ""))
 
-    def _open(self, path: str, query: list[tuple[str, str]], read_timeout: float) -> Any:
-        """Issue a GET and return the raw urllib3 response (2xx) or raise :class:`ApiFailure`."""
+    def _call(self, ref: ResourceRef, namespace: str, name: str, query: dict[str, Any], read_timeout: float) -> Any:
+        """Issue one GET through the client's generated API and return the raw urllib3 response.
+
+        ``CoreV1Api`` serves the core group, ``CustomObjectsApi`` every other group (its path
+        template ``/apis/{group}/{version}/...`` fits built-in groups such as ``apps`` as well);
+        both exist with these arguments in every supported client release.
+        """
+        from kubernetes import client
+
+        options = {"_preload_content": False, "_request_timeout": (CONNECT_TIMEOUT, read_timeout)}
+        scoped = ref.kind not in _CLUSTER_SCOPED
+        group, _, version = ref.api_version.rpartition("/")
+        if not group:
+            core = client.CoreV1Api(self._client)
+            verb = "read" if name else "list"
+            method = getattr(core, f"{verb}_namespaced_{ref.snake}" if scoped else f"{verb}_{ref.snake}", None)
+            if method is None:
+                raise ApiFailure(404, f"{ref} is not a core kind this client knows")
+            args = ([name] if name else []) + ([namespace] if scoped else [])
+            return method(*args, **query, **options)
+        custom = client.CustomObjectsApi(self._client)
+        if name:
+            if scoped:
+                return custom.get_namespaced_custom_object(group, version, namespace, ref.plural, name, **options)
+            return custom.get_cluster_custom_object(group, version, ref.plural, name, **options)
+        if scoped:
+            return custom.list_namespaced_custom_object(group, version, namespace, ref.plural, **query, **options)
+        return custom.list_cluster_custom_object(group, version, ref.plural, **query, **options)
+
+    def _open(self, ref: ResourceRef, namespace: str, name: str, query: dict[str, Any], read_timeout: float) -> Any:
+        """:meth:`_call`, counted, with every failure turned into :class:`ApiFailure`."""
         from kubernetes.client.exceptions import ApiException
 
         self.requests += 1
-        request = self._client.param_serialize(
-            "GET", path, query_params=query, header_params={"Accept": "application/json"},
-            auth_settings=["BearerToken"],
-        )
         try:
-            response = self._client.call_api(*request, _request_timeout=(CONNECT_TIMEOUT, read_timeout))
+            return self._call(ref, namespace, name, {k: v for k, v in query.items() if v not in (None, "")},
+                              read_timeout)
         except ApiException as exc:
             raise ApiFailure(int(exc.status or 0), _message_of(exc.body, str(exc.reason))) from None
+        except ApiFailure:
+            raise
         except Exception as exc:  # urllib3 / socket / TLS errors: the connection itself failed
             raise ApiFailure(0, f"cannot reach the API server at {self.host}: {type(exc).__name__}: {exc}") from None
-        if not 200 <= response.status <= 299:
-            body = response.read()
-            raise ApiFailure(int(response.status), _message_of(body, str(response.reason)))
-        return response.response
 
-    def _json(self, path: str, query: list[tuple[str, str]]) -> dict[str, Any]:
-        raw = self._open(path, query, READ_TIMEOUT)
+    def _json(self, ref: ResourceRef, namespace: str, name: str = "", query: dict[str, Any] | None = None) -> dict[str, Any]:
+        raw = self._open(ref, namespace, name, query or {}, READ_TIMEOUT)
         try:
             data: dict[str, Any] = json.loads(raw.data)
         except Exception as exc:
-            raise ApiFailure(0, f"unreadable response from {path}: {exc}") from None
+            raise ApiFailure(0, f"unreadable response for {ref.plural}: {exc}") from None
         return data
 
     def list(self, ref: ResourceRef, namespace: str, field_selector: str = "", label_selector: str = "") -> dict[str, Any]:
         """One list response (``items`` and ``metadata.resourceVersion``)."""
-        query = [(k, v) for k, v in (("fieldSelector", field_selector), ("labelSelector", label_selector)) if v]
-        return self._json(ref.path(namespace), query)
+        return self._json(ref, namespace, query={"field_selector": field_selector, "label_selector": label_selector})
 
     def get(self, ref: ResourceRef, namespace: str, name: str) -> dict[str, Any] | None:
         """One object, or None when the API server has none of that name."""
         try:
-            return self._json(ref.path(namespace, name), [])
+            return self._json(ref, namespace, name)
         except ApiFailure as failure:
             if failure.status == 404:
                 return None
@@ -148,10 +178,9 @@ class ClusterApi:
         """
         from kubernetes.watch.watch import iter_resp_lines
 
-        query = [("watch", "true"), ("resourceVersion", resource_version), ("allowWatchBookmarks", "true"),
-                 ("timeoutSeconds", str(timeout_seconds))]
-        query += [(k, v) for k, v in (("fieldSelector", field_selector), ("labelSelector", label_selector)) if v]
-        raw = self._open(ref.path(namespace), query, timeout_seconds + READ_TIMEOUT)
+        query = {"watch": True, "resource_version": resource_version, "allow_watch_bookmarks": True,
+                 "timeout_seconds": timeout_seconds, "field_selector": field_selector, "label_selector": label_selector}
+        raw = self._open(ref, namespace, "", query, timeout_seconds + READ_TIMEOUT)
         if on_open is not None:
             on_open(raw)
         try:

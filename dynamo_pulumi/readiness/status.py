@@ -20,16 +20,18 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dynamo_pulumi.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
-from dynamo_pulumi.readiness._fields import find_condition, int_at, optional_int_at
+from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, optional_int_at
 from dynamo_pulumi.readiness.graph import LWS_NAME_SUFFIX, ResourceReadiness, aggregate
 from dynamo_pulumi.readiness.grove import (
     GroveComponent,
     GroveComponentReadiness,
+    accepted_pcs_revision,
+    child_completed_revision,
     child_ready,
     pod_clique_set_ready,
 )
 from dynamo_pulumi.readiness.readers import ObjectReader
-from dynamo_pulumi.readiness.result import UPDATING, ReadinessResult
+from dynamo_pulumi.readiness.result import UPDATING, ReadinessResult, spec_not_yet_processed
 from dynamo_pulumi.readiness.targets import WatchTarget
 from dynamo_pulumi.readiness.workloads import deployment_ready, leader_worker_set_ready, workload_as_dcd
 
@@ -144,13 +146,37 @@ def lws_rollout_gap(lws: Mapping[str, Any] | None) -> str:
     return ""
 
 
+def grove_revision_gap(pcs: Mapping[str, Any] | None, child: Mapping[str, Any] | None) -> str:
+    """Why a Grove child the operator calls ready still runs an older PodCliqueSet spec ("" if not).
+
+    Right after an in-place PodCliqueSet update its children still describe the previous spec
+    and look ready; the operator tells them apart by revision (ERRATA 3.8-3.9): the PCS must have
+    observed its generation, and each child must report the accepted revision hash, with every
+    replica updated and no update in progress. A Grove that publishes no revision hashes is judged
+    on generations alone.
+    """
+    if pcs is None:
+        return "PodCliqueSet not found"
+    generation = int_at(pcs, "metadata", "generation")
+    observed = optional_int_at(pcs, "status", "observedGeneration")
+    if observed is None or observed != generation:
+        return f"PodCliqueSet {spec_not_yet_processed(generation, observed or 0)}"
+    accepted = accepted_pcs_revision(pcs)
+    if accepted is None or dig(child, "status", "currentPodCliqueSetGenerationHash") is None:
+        return ""
+    if not child_completed_revision(child, accepted):
+        return f"rolling out PodCliqueSet revision {accepted}"
+    return ""
+
+
 def _workload_verdict(target: WatchTarget, live: Mapping[str, Any] | None) -> ReadinessResult:
     if target.kind == "Deployment":
         return workload_as_dcd(deployment_ready(live))
     verdict = workload_as_dcd(leader_worker_set_ready(live))
     gap = lws_rollout_gap(live) if verdict.ready else ""
     if gap:
-        return ReadinessResult(False, UPDATING, f"performing rolling update: {gap}", gap)
+        message = f"performing rolling update: {gap}"
+        return ReadinessResult(False, UPDATING, message, message)
     return verdict
 
 
@@ -195,10 +221,18 @@ def render_status(targets: Sequence[WatchTarget], reader: ObjectReader) -> Graph
     components: list[ComponentState] = []
     resources: list[ResourceReadiness] = []
     grove: dict[str, list[GroveComponentReadiness]] = {}
+    sets = {
+        t.group: reader.get(t.api_version, t.kind, t.namespace, t.name) for t in targets if t.kind == POD_CLIQUE_SET_KIND
+    }
     for target in targets:
+        if target.kind == POD_CLIQUE_SET_KIND:
+            continue
         live = reader.get(target.api_version, target.kind, target.namespace, target.name)
         if target.kind in (POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND):
             verdict = child_ready(target.kind, live)
+            gap = grove_revision_gap(sets[target.group], live) if verdict.ready and target.group in sets else ""
+            if gap:
+                verdict = ReadinessResult(False, UPDATING, gap, gap)
             child = GroveComponent(component=target.component, kind=target.kind, name=target.name)
             grove.setdefault(target.group, []).append(GroveComponentReadiness(child, verdict))
         else:

@@ -86,6 +86,10 @@ def render_targets(objects: Iterable[Mapping[str, Any]], namespace: str) -> list
             targets.append(WatchTarget(api_version=api_version, kind=kind, namespace=ns, name=name,
                                        component=_component_of(obj), group=name))
         elif api_version == GROVE_API_VERSION and kind == POD_CLIQUE_SET_KIND:
+            # The PodCliqueSet itself: its accepted revision tells a rolled-out child from one that
+            # still runs the previous spec (see readiness.status.grove_revision_gap).
+            targets.append(WatchTarget(api_version=api_version, kind=kind, namespace=ns, name=name_of(obj),
+                                       group=name_of(obj)))
             targets.extend(
                 WatchTarget(api_version=api_version, kind=child.kind, namespace=ns, name=child.name,
                             component=child.component, group=name_of(obj))
