@@ -150,13 +150,17 @@ def _replace_reasons(planned: PlannedObject, changes: list[FieldChange]) -> tupl
     for identity in IDENTITY_PATHS:
         if any(_under(p, identity) for p in paths):
             reasons.append(
-                f"{identity} changes (worker revision): the new object is created before the old one is deleted"
+                f"{identity} changes (worker revision): the new object is created and waited for before the old "
+                "one is deleted (no downtime)"
             )
     if reasons:
         return reasons, False
     hit = sorted({pat for pat in rules.immutable_paths for p in paths if path_matches(pat, p)})
     if hit:
-        reasons.append(f"{rules.reason} ({', '.join(hit)}); the name is fixed, so the old object is deleted first")
+        reasons.append(
+            f"{rules.reason} ({', '.join(hit)}); the name is fixed, so the old object is deleted first "
+            "(not zero-downtime: it stops serving until the replacement is ready)"
+        )
     return reasons, bool(hit)
 
 

@@ -77,6 +77,12 @@ class Registration:
     replace_on_changes: tuple[str, ...]
     delete_before_replace: bool
     dependencies: tuple[str, ...] = ()
+    #: ``import_`` (adoption of an existing object), "" when none.
+    import_id: str = ""
+    #: ``customTimeouts`` as (create, update, delete); empty strings when unset.
+    custom_timeouts: tuple[str, str, str] = ("", "", "")
+    #: The ``replacement_trigger`` option's value (None when unset).
+    replacement_trigger: Any = None
 
     @property
     def parent_name(self) -> str:
@@ -194,9 +200,23 @@ class RecordingMonitor(MockMonitor):
                     replace_on_changes=tuple(request.replaceOnChanges),
                     delete_before_replace=bool(request.deleteBeforeReplace),
                     dependencies=tuple(request.dependencies),
+                    import_id=request.importId,
+                    custom_timeouts=(
+                        request.customTimeouts.create, request.customTimeouts.update, request.customTimeouts.delete
+                    ),
+                    replacement_trigger=_trigger_of(request),
                 )
             )
         return response
+
+
+def _trigger_of(request: Any) -> Any:
+    """The registration's ``replacement_trigger`` as a plain value (None when the field is unset)."""
+    if not request.HasField("replacement_trigger"):
+        return None
+    from google.protobuf.json_format import MessageToDict
+
+    return MessageToDict(request.replacement_trigger)
 
 
 def _session(

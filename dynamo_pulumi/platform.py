@@ -19,7 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError
 
-from dynamo_pulumi.api.base import Bool, Str, WireModel
+from dynamo_pulumi.api.base import Bool, NonNegInt32, Str, WireModel
 from dynamo_pulumi.errors import FieldError, InputError, invalid
 
 DEFAULT_OPERATOR_VERSION = "1.6.0"
@@ -126,6 +126,9 @@ class ClusterFacts(WireModel):
     operator_principals: list[Str] = Field(default_factory=list)
     #: The user the request is made as (for DGDSA-owned replicas); None = not known.
     requester: Str | None = None
+    #: ResourceClaimTemplate (or ResourceClaim) name -> GPUs a container gets from it, for DRA
+    #: claims whose template is not given beside the graph (the operator reads it from the cluster).
+    resource_claim_gpus: dict[Str, NonNegInt32] = Field(default_factory=dict)
 
 
 class Platform(WireModel):

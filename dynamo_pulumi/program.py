@@ -5,7 +5,14 @@ Stack configuration (``pulumi config set dynamo-pulumi:<key> <value>``):
 
 * ``graph`` - path of the DGD/DCD YAML (v1beta1 or v1alpha1); default: the embedded example;
 * ``namespace`` - Kubernetes namespace (default: the graph's ``metadata.namespace`` or ``default``);
-* ``platform`` - path of a platform YAML (operator configuration and cluster facts).
+* ``platform`` - path of a platform YAML (operator configuration and cluster facts);
+* ``mode`` - ``render`` (default: create the rendered objects) or ``operator`` (create the DGD
+  custom resource for an installed Dynamo operator);
+* ``wait`` - ``false`` to return from ``pulumi up`` without waiting for readiness (default true);
+* ``timeout`` - how long ``pulumi up`` waits for the graph to serve (``30m``, ``2h``; default 60m).
+
+The cluster connection comes from ``kubernetes:kubeconfig`` / ``kubernetes:context``, as for
+pulumi-kubernetes.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.readiness import ReadinessOptions
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 
 CONFIG_NAMESPACE = "dynamo-pulumi"
@@ -38,9 +46,11 @@ def plan(
     namespace: str | None = None,
     platform: Platform | Mapping[str, Any] | str | Path | None = None,
     placement: GpuPlacement | None = None,
+    mode: str = "render",
 ) -> GraphPlan:
-    """The plan of ``graph`` (default: the embedded example). Raises on an invalid graph."""
-    return plan_graph(graph if graph is not None else default_graph_path(), platform, namespace, "", placement)
+    """The plan of ``graph`` (default: the embedded example) in ``mode``. Raises on an invalid graph."""
+    source = graph if graph is not None else default_graph_path()
+    return plan_graph(source, platform, namespace, "", placement, mode=mode)
 
 
 def deploy(
@@ -50,30 +60,42 @@ def deploy(
     placement: GpuPlacement | None = None,
     opts: pulumi.ResourceOptions | None = None,
     export: bool = True,
+    mode: str = "render",
+    adopt: bool = False,
+    readiness: ReadinessOptions | None = None,
 ) -> DynamoGraphDeployment | DynamoComponentDeployment:
-    """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs."""
+    """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs.
+    ``mode="operator"`` registers the custom resource itself; ``adopt`` imports an existing one."""
     with reported_to_pulumi():
-        planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement)
+        planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement, mode)
     if planned.kind == DCD_KIND:
-        dcd = DynamoComponentDeployment(planned.name, planned, opts=opts)
+        dcd = DynamoComponentDeployment(planned.name, planned, opts=opts, adopt=adopt, readiness=readiness)
         if export:
             for key, value in dcd.summary.as_dict().items():
                 pulumi.export(key, value)
         return dcd
-    dgd = DynamoGraphDeployment(planned.name, planned, opts=opts)
+    dgd = DynamoGraphDeployment(planned.name, planned, opts=opts, adopt=adopt, readiness=readiness)
     if export:
         pulumi.export("dynamoNamespace", dgd.dynamo_namespace)
         pulumi.export("frontendUrl", dgd.frontend_url)
         pulumi.export("totalGpus", dgd.total_gpus)
         pulumi.export("components", dgd.component_outputs)
+        if planned.mode == "operator":
+            pulumi.export("expansion", dgd.expansion)
     return dgd
 
 
 def main() -> DynamoGraphDeployment | DynamoComponentDeployment:
     """Entry point of the root ``__main__.py``: everything comes from stack configuration."""
     config = pulumi.Config(CONFIG_NAMESPACE)
+    readiness = ReadinessOptions(
+        wait=config.get_bool("wait") is not False,
+        timeout=config.get("timeout") or ReadinessOptions().timeout,
+    )
     return deploy(
         graph=config.get("graph") or None,
         namespace=config.get("namespace") or None,
         platform=config.get("platform") or None,
+        mode=config.get("mode") or "render",
+        readiness=readiness,
     )

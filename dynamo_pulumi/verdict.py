@@ -15,15 +15,18 @@ refuses. The verdict runs, in the API server's order and then the controller's:
 The rendered result is kept on the verdict, so a caller that goes on to render does not render
 twice. This module imports neither ``pulumi`` nor the renderer at import time: ``validate`` must
 start fast, and a graph refused before rendering never loads it.
-Operator mode (the CR itself is applied and the operator renders in the cluster) skips step 3.
+In operator mode (the CR itself is applied and the operator renders in the cluster) step 3's
+refusals are warnings: the rendering is only the predicted expansion.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.deploy_mode import Mode
 from dynamo_pulumi.errors import (
     ErrorType,
     FieldError,
@@ -33,14 +36,14 @@ from dynamo_pulumi.errors import (
     invalid,
 )
 from dynamo_pulumi.kube_names import dns1123_label_problems
-from dynamo_pulumi.loading import LoadedObject, validate_loaded
+from dynamo_pulumi.loading import LoadedObject
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.object_meta import object_meta_errors, rendered_object_errors
 
 if TYPE_CHECKING:
     from dynamo_pulumi.render import RenderResult
+    from dynamo_pulumi.validation.update_verdict import UpdateVerdict
 
-Mode = Literal["render", "operator"]
 Graph = DynamoGraphDeployment | DynamoComponentDeployment
 Subject = LoadedObject | Graph
 DEFAULT_NAMESPACE = "default"
@@ -48,18 +51,27 @@ DEFAULT_NAMESPACE = "default"
 
 @dataclass(frozen=True)
 class Verdict:
-    """Every reason the object cannot be deployed (empty when it can), warnings, and what it
-    renders to (render mode, deployable objects only)."""
+    """Every reason the object cannot be deployed (empty when it can), warnings, what it renders
+    to (deployable objects only; in operator mode the predicted expansion, possibly empty), and,
+    for an update, the webhook rules OLD -> NEW breaks (``replacements``)."""
 
     kind: str
     name: str
     errors: list[FieldError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     rendered: RenderResult | None = None
+    mode: Mode = "render"
+    replacements: list[FieldError] = field(default_factory=list)
 
     @property
     def deployable(self) -> bool:
         return not self.errors
+
+    def validate_errors(self) -> list[FieldError]:
+        """What ``validate`` refuses: in operator mode also every update rule the webhook would
+        refuse in place (Pulumi replaces the custom resource for them; ``validate`` answers for
+        the webhook); in render mode those are planned replacements, not errors."""
+        return [*self.replacements, *self.errors] if self.mode == "operator" else list(self.errors)
 
     def error(self) -> GraphValidationError:
         """The verdict as the one exception every entry point raises or prints."""
@@ -77,14 +89,23 @@ def judge(
     namespace: str | None = None,
     *,
     old: Any = None,
-    old_stored: bool = False,
-    mode: Mode = "render",
+    mode: str = "render",
+    objects: Sequence[Mapping[str, Any]] = (),
+    for_expansion: bool = False,
 ) -> Verdict:
     """The deployability verdict of one DGD or DCD (a loaded object keeps its v1alpha1 paths).
 
     ``namespace`` is the target namespace (default: the object's, else ``default``); ``old`` the
-    object as deployed now, for an update; ``mode="operator"`` stops after admission.
+    object as deployed now, for an update (:mod:`dynamo_pulumi.validation.update_verdict` decides
+    per mode); ``objects`` the other Kubernetes objects beside the graph (DRA claim templates).
+    In operator mode a rendering refusal is no error (the operator renders in the cluster): the
+    prediction is empty and a warning says why. ``for_expansion`` is ``dynamo-pulumi render``'s
+    question, "what would the operator create?": features only the operator can deploy are not
+    refused, rendering refusals are.
     """
+    from dynamo_pulumi.deploy_mode import check_mode
+
+    checked = check_mode(mode)
     loaded = subject if isinstance(subject, LoadedObject) else LoadedObject(object=subject)
     obj = loaded.object
     platform = platform or Platform()
@@ -92,20 +113,37 @@ def judge(
     target = namespace or obj.metadata.namespace or DEFAULT_NAMESPACE
     errors = object_meta_errors(obj.to_wire()) + _target_namespace_errors(namespace)
     if errors:
-        return Verdict(kind, name, errors)
-    errors, warnings = _admission(loaded, platform, target, old, old_stored)
-    if errors or mode == "operator" or not isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
-        return Verdict(kind, name, errors, warnings)
-    from dynamo_pulumi.render import render_graph  # late: a refused graph never pays for the renderer
+        return Verdict(kind, name, errors, mode=checked)
+    admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked)
+    outcome = Verdict(kind, name, admission.errors, admission.warnings, None, checked, admission.replacements)
+    if outcome.errors or not isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
+        return outcome
+    return _rendered(outcome, loaded, platform, target, objects, predict_only=checked == "operator" and not for_expansion)
+
+
+def _rendered(
+    outcome: Verdict,
+    loaded: LoadedObject,
+    platform: Platform,
+    namespace: str,
+    objects: Sequence[Mapping[str, Any]],
+    predict_only: bool,
+) -> Verdict:
+    """The admitted ``outcome`` with its rendering, or with rendering's refusals as errors
+    (``predict_only``: as a warning and an empty prediction)."""
+    from dynamo_pulumi.render import RenderResult, render_graph  # late: a refused graph never pays for it
 
     try:
-        rendered = render_graph(obj, platform, target)
+        rendered = render_graph(loaded.object, platform, namespace, objects=objects)  # type: ignore[arg-type]
     except RenderError as exc:
-        return Verdict(kind, name, refusal_errors(exc, loaded), warnings)
+        if predict_only:
+            note = f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"
+            return replace(outcome, warnings=[*outcome.warnings, note], rendered=RenderResult())
+        return replace(outcome, errors=refusal_errors(exc, loaded))
     except InputError as exc:  # pragma: no cover - namespaces are checked above
-        return Verdict(kind, name, [invalid("metadata.namespace", target, str(exc))], warnings)
+        return replace(outcome, errors=[invalid("metadata.namespace", namespace, str(exc))])
     size_errors = [e for o in [*rendered.components, *rendered.objects] for e in rendered_object_errors(o)]
-    return Verdict(kind, name, size_errors, warnings, None if size_errors else rendered)
+    return replace(outcome, errors=size_errors, rendered=None if size_errors else rendered)
 
 
 def check_deployable(
@@ -114,11 +152,14 @@ def check_deployable(
     namespace: str | None = None,
     *,
     old: Any = None,
-    old_stored: bool = False,
-    mode: Mode = "render",
+    mode: str = "render",
+    objects: Sequence[Mapping[str, Any]] = (),
+    for_expansion: bool = False,
 ) -> Verdict:
     """:func:`judge`, raising :class:`GraphValidationError` with every error when refused."""
-    return judge(subject, platform, namespace, old=old, old_stored=old_stored, mode=mode).raise_if_refused()
+    return judge(
+        subject, platform, namespace, old=old, mode=mode, objects=objects, for_expansion=for_expansion
+    ).raise_if_refused()
 
 
 def _target_namespace_errors(namespace: str | None) -> list[FieldError]:
@@ -129,25 +170,14 @@ def _target_namespace_errors(namespace: str | None) -> list[FieldError]:
     return [invalid("metadata.namespace", namespace, f"target namespace {p}") for p in problems]
 
 
-def _admission(
-    loaded: LoadedObject, platform: Platform, namespace: str, old: Any, old_stored: bool
-) -> tuple[list[FieldError], list[str]]:
-    """Create or update admission; errors at the paths the user wrote (alpha paths for alpha)."""
-    if old is None:
-        findings = validate_loaded(loaded, platform, namespace)
-        return findings.errors, findings.warnings
-    from dynamo_pulumi.validation import validate_update
+def _admission(loaded: LoadedObject, platform: Platform, namespace: str, old: Any, mode: Mode) -> UpdateVerdict:
+    """Create or update admission in ``mode``, errors at the paths the user wrote (alpha paths
+    for alpha); render mode adds the refusals of what needs the operator."""
+    from dynamo_pulumi.validation.update_verdict import create_verdict, update_verdict
 
-    findings = validate_update(
-        old,
-        loaded.object,
-        platform,
-        source_api_version=loaded.source_api_version,
-        old_stored=old_stored,
-        namespace=namespace,
-    )
-    errors = [loaded.path_map.map_error(e) for e in findings.errors] if loaded.is_alpha else findings.errors
-    return errors, findings.warnings
+    if old is None:
+        return create_verdict(loaded, platform, mode, namespace)
+    return update_verdict(old, loaded, platform, mode, namespace)
 
 
 def refusal_errors(exc: RenderError, loaded: LoadedObject) -> list[FieldError]:

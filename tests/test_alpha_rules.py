@@ -404,7 +404,7 @@ def test_cli_rejects_an_alpha_min_available_change_at_the_alpha_path(
     old_path, new_path = tmp_path / "old.yaml", tmp_path / "new.yaml"
     old_path.write_text(yaml.safe_dump(alpha_dgd({"W": worker(replicas=3, minAvailable=1)})))
     new_path.write_text(yaml.safe_dump(alpha_dgd({"W": worker(replicas=3, minAvailable=2)})))
-    code = cli_main(["validate", str(new_path), "--old", str(old_path)])
+    code = cli_main(["validate", str(new_path), "--old", str(old_path), "--mode", "operator"])
     err = capsys.readouterr().err
     assert code == 1
     assert (

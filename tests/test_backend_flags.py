@@ -247,8 +247,8 @@ def test_fractional_gpu_quantity_is_a_render_error() -> None:
         resolve_gpu_count({"resources": {"limits": {"nvidia.com/gpu": "1500m"}}})
 
 
-def test_dra_only_gpus_cannot_be_counted_offline() -> None:
-    with pytest.raises(RenderError, match="ResourceClaims"):
+def test_a_container_claim_without_its_pod_claim_is_a_render_error() -> None:
+    with pytest.raises(RenderError, match="container ResourceClaim 'gpu' has no matching pod resourceClaim"):
         resolve_gpu_count({"resources": {"claims": [{"name": "gpu"}]}})
 
 

@@ -269,11 +269,13 @@ def test_tp_beyond_gpus_takes_distributed_launch_before_data_parallel() -> None:
     assert "--data-parallel-hybrid-lb" not in c["args"][0]
 
 
-def test_dra_only_gpus_without_supplied_count_is_a_render_error() -> None:
-    comp = {"podTemplate": {"spec": {"containers": [{"name": "main", "resources": {"claims": [{"name": "gpu"}]}}]}}}
+def test_dra_only_gpus_from_an_unknown_claim_template_are_a_render_error() -> None:
+    comp = {"podTemplate": {"spec": {
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpus"}],
+        "containers": [{"name": "main", "resources": {"claims": [{"name": "gpu"}]}}]}}}
     inp = BackendInput(framework="vllm", role="leader", component=ComponentSpecFields.model_validate(comp),
                        dgd_name="g", namespace="ns", number_of_nodes=2, wiring=lws_wiring(2))
-    with pytest.raises(RenderError, match="ResourceClaims"):
+    with pytest.raises(RenderError, match="ResourceClaimTemplate 'gpus' is not known offline"):
         update_container({"command": ["python3"], "args": []}, inp)
 
 

@@ -90,10 +90,10 @@ def test_grove_platform_file_is_honoured(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 0
 
 
-def test_old_file_turns_the_check_into_an_update(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_old_file_turns_the_check_into_an_update_refused_by_the_webhook_in_operator_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = write(tmp_path, "old.yaml", graph_yaml())
     new = write(tmp_path, "new.yaml", graph_yaml(backend="sglang"))
-    code, out, err = run_cli(capsys, new, "--old", old)
+    code, out, err = run_cli(capsys, new, "--old", old, "--mode", "operator")
     assert code == 1 and out == ""
     assert f"{new}: warning: Changing spec.backendFramework may cause unexpected behavior" in err
     assert (

@@ -12,7 +12,7 @@ import yaml
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render import render_graph
+from dynamo_pulumi.render import dcd_identity, render_graph
 from dynamo_pulumi.render.pod import metadata
 
 ALPHA = """
@@ -79,9 +79,9 @@ def test_pod_template_metadata_wins_over_preserved_alpha_metadata() -> None:
 
 def test_dcd_dynamo_namespace_prefers_alpha_then_label_then_computed() -> None:
     label = {"nvidia.com/dynamo-namespace": "from-label"}
-    assert metadata.dcd_dynamo_namespace(_dcd({"dynamoNamespace": "from-alpha"}, labels=label), "c") == "from-alpha"
-    assert metadata.dcd_dynamo_namespace(_dcd({"labels": {"k": "v"}}, labels=label), "c") == "from-label"
-    assert metadata.dcd_dynamo_namespace(_dcd(), "computed") == "computed"
+    assert dcd_identity.dcd_dynamo_namespace(_dcd({"dynamoNamespace": "from-alpha"}, labels=label), "c") == "from-alpha"
+    assert dcd_identity.dcd_dynamo_namespace(_dcd({"labels": {"k": "v"}}, labels=label), "c") == "from-label"
+    assert dcd_identity.dcd_dynamo_namespace(_dcd(), "computed") == "computed"
     assert metadata.dcd_kube_labels(_dcd({"dynamoNamespace": "from-alpha"}), "c")[
         "nvidia.com/dynamo-namespace"] == "from-alpha"
 

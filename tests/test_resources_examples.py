@@ -49,12 +49,13 @@ def test_aggregated_example_creates_its_namespace_first():
     assert objects and all(ns.urn in r.dependencies for r in objects)
 
 
-def test_disaggregated_planner_example_ignores_scaled_worker_replicas():
+def test_disaggregated_planner_example_deploys_the_dgd_and_ignores_scaled_worker_replicas():
     rec = _run_main(EXAMPLES / "disaggregated-planner" / "__main__.py")
-    deployments = {r.name: r for r in rec.by_type("kubernetes:apps/v1:Deployment")}
-    assert deployments["dynamo/vllm-disagg-planner-vllmprefillworker"].ignore_changes == ("spec.replicas",)
-    assert deployments["dynamo/vllm-disagg-planner-vllmdecodeworker"].ignore_changes == ("spec.replicas",)
-    assert deployments["dynamo/vllm-disagg-planner-frontend"].ignore_changes == ()
+    (dgd,) = rec.by_type("kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment")
+    assert dgd.name == "dynamo/vllm-disagg-planner"
+    # The planner scales the prefill and decode workers through their scaling adapters.
+    assert dgd.ignore_changes == ("spec.components[2].replicas", "spec.components[3].replicas")
+    assert rec.by_type("kubernetes:apps/v1:Deployment") == []
 
 
 def test_multinode_grove_example_renders_one_podcliqueset_with_replace_rules():
@@ -86,3 +87,23 @@ def test_every_example_is_a_pulumi_project_with_requirements(example):
     assert (folder / "Pulumi.yaml").is_file()
     assert (folder / "__main__.py").is_file()
     assert "../.." in (folder / "requirements.txt").read_text()
+
+
+def test_operator_mode_example_installs_the_platform_chart_before_the_dgd():
+    rec = _run_main(EXAMPLES / "operator-mode" / "__main__.py")
+    (chart,) = rec.by_type("kubernetes:helm.sh/v4:Chart")
+    assert chart.inputs["values"]["dynamo-operator"]["discoveryBackend"] == "kubernetes"
+    (dgd,) = rec.by_type("kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment")
+    assert chart.urn in dgd.dependencies  # after the CRDs exist and the operator Deployment is ready
+    assert rec.by_type("kubernetes:apps/v1:Deployment") == []  # the operator creates the workloads
+    planner = next(c for c in dgd.inputs["spec"]["components"] if c["type"] == "planner")
+    assert "dynamo.planner" in planner["podTemplate"]["spec"]["containers"][0]["command"]
+
+
+def test_operator_mode_example_bundles_nats_and_etcd_for_etcd_discovery():
+    config = {"dynamo:discovery": "etcd", "dynamo:grove": "true"}  # the mock runner's project is "dynamo"
+    rec = _run_main(EXAMPLES / "operator-mode" / "__main__.py", config)
+    values = rec.by_type("kubernetes:helm.sh/v4:Chart")[0].inputs["values"]
+    assert values["global"]["nats"]["install"] and values["global"]["etcd"]["install"]
+    assert values["global"]["grove"] == {"install": True, "enabled": True}
+    assert values["dynamo-operator"]["etcdAddr"].startswith("http://dynamo-platform-etcd.dynamo-system")

@@ -17,6 +17,9 @@ from dynamo_pulumi.mocks import Recording, is_unknown, run_program
 from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.plan import plan_from_rendered
 
+#: The readiness resource is no Kubernetes object (tested in test_readiness_resource.py).
+READINESS_TYPE = "pulumi-python:dynamic/dynamo:GraphReadiness"
+
 
 def _run(plan=None, opts=None, preview=True):
     return run_program(lambda: DynamoGraphDeployment(GRAPH, plan or small_plan(), opts=opts), preview=preview)
@@ -29,7 +32,7 @@ def test_graph_registers_components_and_objects_under_the_right_parents():
     dcds = rec.by_type(DCD_TYPE)
     assert sorted(d.name for d in dcds) == [f"{NS}/{GRAPH}-decode", f"{NS}/{GRAPH}-frontend"]
     assert all(d.parent_urn == dgd.urn for d in dcds)
-    graph_children = {(r.type, r.name) for r in rec.children_of(dgd.urn) if r.custom}
+    graph_children = {(r.type, r.name) for r in rec.children_of(dgd.urn) if r.custom and r.type != READINESS_TYPE}
     assert graph_children == {
         ("kubernetes:core/v1:ServiceAccount", f"{NS}/{GRAPH}-k8s-service-discovery"),
         ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"{NS}/{GRAPH}-k8s-service-discovery-binding"),
@@ -51,7 +54,7 @@ def test_pulumi_names_drop_the_worker_hash_but_object_names_keep_it():
 def test_objects_are_never_auto_named():
     rec, _ = _run()
     for reg in rec.resources:
-        if reg.custom:
+        if reg.custom and reg.type != READINESS_TYPE:
             assert reg.object_name, f"{reg.type} {reg.name} has no metadata.name"
             assert reg.inputs["metadata"]["namespace"] == NS
 

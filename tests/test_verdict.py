@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from dynamo_pulumi.cli import main
+from dynamo_pulumi.deploy_mode import operator_only_errors
 from dynamo_pulumi.errors import GraphValidationError
 from dynamo_pulumi.loading import load_documents, load_graph, validate_loaded
 from dynamo_pulumi.platform import load_platform
@@ -100,11 +101,14 @@ def test_a_target_namespace_that_is_no_dns_label_is_refused() -> None:
     assert error.startswith('metadata.namespace: Invalid value: "Team_A": target namespace a lowercase RFC 1123 label')
 
 
-def test_operator_mode_stops_after_admission() -> None:
+def test_operator_mode_turns_a_rendering_refusal_into_a_warning_and_an_empty_prediction() -> None:
     doc = example()
     doc["spec"]["backendFramework"] = "sglang"
-    assert judge(load_graph(doc), mode="operator").deployable
-    assert judge(load_graph(doc), mode="operator").rendered is None
+    verdict = judge(load_graph(doc), mode="operator")
+    assert verdict.deployable
+    assert verdict.rendered is not None and not verdict.rendered.objects
+    assert any("cannot be predicted offline" in w and "backend framework mismatch" in w for w in verdict.warnings)
+    assert not judge(load_graph(doc)).deployable  # render mode refuses the same graph
 
 
 def test_check_deployable_raises_one_error_with_every_field_error() -> None:
@@ -152,9 +156,22 @@ def test_validate_accepts_exactly_what_render_renders(
     for path in files:
         validate = _exit_code(["validate", "--platform", str(platform), str(path)], capsys)
         render = _exit_code(["render", "--platform", str(platform), str(path)], capsys)
-        if (validate == 0) != (render == 0):
-            disagreements.append(f"{path.name}: validate exit {validate}, render exit {render}")
+        # `render` prints what the operator would create whatever the mode; render mode itself
+        # also refuses what only the operator can deploy (issue 9), and nothing else.
+        needs_operator = _needs_operator_mode(path)
+        if (validate == 0) != (render == 0 and not needs_operator):
+            disagreements.append(
+                f"{path.name}: validate exit {validate}, render exit {render}, needs operator mode {needs_operator}"
+            )
     assert disagreements == []
+
+
+def _needs_operator_mode(path: Path) -> bool:
+    try:
+        graphs = load_documents(path).graphs
+    except GraphValidationError:
+        return False
+    return any(operator_only_errors(loaded.object) for loaded in graphs)
 
 
 #: Published graphs that admission accepts on the default platform but rendering refuses (issue 10:
@@ -181,7 +198,7 @@ def test_the_seven_corpus_graphs_admission_accepts_but_rendering_refuses_are_ref
         except GraphValidationError:
             continue
         for loaded in graphs:
-            if not validate_loaded(loaded).errors and judge(loaded).errors:
+            if not validate_loaded(loaded).errors and judge(loaded, for_expansion=True).errors:
                 refused.append(path.name)
     assert refused == ADMITTED_BUT_NOT_RENDERED
 

@@ -1,4 +1,4 @@
-"""The ``dynamo-pulumi`` command: validate | render | preview | diff.
+"""The ``dynamo-pulumi`` command: validate | render | preview | diff | wait | status.
 
 Each subcommand lives in its own module exposing ``add_parser(subparsers)`` and
 ``run(args) -> int``. Errors a user can cause (bad file, bad YAML, invalid graph) are printed
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from dynamo_pulumi.errors import DynamoPulumiError
 
-SUBCOMMANDS = ("validate", "render", "preview", "diff")
+SUBCOMMANDS = ("validate", "render", "preview", "diff", "wait", "status")
 
 
 def build_parser() -> argparse.ArgumentParser:

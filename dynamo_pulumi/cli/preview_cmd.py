@@ -11,9 +11,11 @@ import argparse
 import json
 from typing import Any
 
+from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program
 from dynamo_pulumi.program import default_graph_path, deploy
+from dynamo_pulumi.resources.operator_mode import operator_expansion
 from dynamo_pulumi.resources.outputs import summarize
 
 
@@ -27,6 +29,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--platform", help="platform YAML (operator configuration and cluster facts)")
     parser.add_argument("--namespace", help="Kubernetes namespace (default: metadata.namespace or 'default')")
     parser.add_argument("--format", choices=("tree", "json"), default="tree", help="output format")
+    parser.add_argument(
+        "--mode", choices=MODES, default=DEFAULT_MODE,
+        help="render (default): the rendered objects; operator: the DGD custom resource, and the expansion "
+        "the operator is predicted to create",
+    )
     parser.set_defaults(run=run)
 
 
@@ -78,11 +85,18 @@ def as_json(recording: Recording) -> list[dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
     source = args.file or default_graph_path()
-    recording, top = run_program(lambda: deploy(source, args.namespace, args.platform, export=False))
+    mode = getattr(args, "mode", DEFAULT_MODE)
+    recording, top = run_program(lambda: deploy(source, args.namespace, args.platform, export=False, mode=mode))
+    expansion = operator_expansion(top.plan)
     if args.format == "json":
-        print(json.dumps(as_json(recording), indent=2))
+        document: Any = as_json(recording)
+        print(json.dumps({"resources": document, "expansion": expansion} if mode == "operator" else document, indent=2))
         return 0
     print(format_tree(recording))
+    if mode == "operator":
+        print("\npredicted expansion (created by the operator, not by Pulumi):")
+        for entry in expansion:
+            print(f"  {entry['kind']} {entry['name']} ({entry['apiVersion']}) digest {entry['digest']}")
     summary = summarize(top.plan)
     print(f"dynamo namespace: {summary.dynamo_namespace}")
     print(f"frontend URL:     {summary.frontend_url or '-'}")

@@ -55,12 +55,16 @@ def dump_stream(documents: list[dict[str, Any]]) -> str:
     return yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, explicit_start=True)
 
 
-def _verdicts(graphs: list[LoadedObject], platform: Platform, namespace: str | None) -> list[Verdict] | None:
-    """The deployability verdict of every graph (errors at alpha paths for v1alpha1 files);
-    warnings and errors go to stderr. None when any graph is refused."""
+def _verdicts(
+    graphs: list[LoadedObject], others: list[dict[str, Any]], platform: Platform, namespace: str | None
+) -> list[Verdict] | None:
+    """The deployability verdict of every graph (errors at alpha paths for v1alpha1 files), asked
+    as "what would the operator create?" (features only operator mode deploys are shown, not
+    refused), with the file's other documents beside it (DRA claim templates); warnings and
+    errors go to stderr. None when any graph is refused."""
     verdicts: list[Verdict] = []
     for loaded in graphs:
-        verdict = judge(loaded, platform, namespace)
+        verdict = judge(loaded, platform, namespace, objects=others, for_expansion=True)
         for warning in verdict.warnings:
             print(f"Warning: {warning}", file=sys.stderr)
         if not verdict.deployable:
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if not graphs:
         raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", loaded.source)
     platform = load_platform(args.platform)
-    verdicts = _verdicts(graphs, platform, args.namespace)
+    verdicts = _verdicts(graphs, list(loaded.others), platform, args.namespace)
     if verdicts is None:
         return 1
     documents: list[dict[str, Any]] = []

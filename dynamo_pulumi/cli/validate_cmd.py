@@ -1,10 +1,15 @@
-"""``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE]``: admission, offline.
+"""``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE] [--mode render|operator]``: admission, offline.
 
 Every Dynamo object in every FILE gets the deployability verdict every other command and the
-Pulumi components use: what the API server would run on CREATE (object metadata and size,
-defaulting, CEL, the operator's validating webhook), then every refusal rendering would make
-(rendered names and labels, backend detection, orchestrator availability). With ``--old``, an object whose kind and
-name also appear in the old file is checked as an UPDATE of that object instead.
+Pulumi components use (:mod:`dynamo_pulumi.verdict`): what the API server would run on CREATE
+(object metadata and size, defaulting, CEL, the operator's validating webhook), then every refusal
+rendering would make (rendered names and labels, backend detection, orchestrator availability).
+With ``--old``, an object whose kind and name also appear in the old file is checked as an UPDATE
+of that object instead. ``--mode`` gives the answer for one deployment mode
+(:mod:`dynamo_pulumi.validation.update_verdict`): ``operator`` refuses exactly what the
+operator's webhooks refuse; ``render`` (the default) refuses what needs the operator (a
+Kubernetes-API planner, LPX, checkpoints) and reports the webhook's update rules as planned
+replacements.
 
 Valid objects print one summary line each on stdout; warnings go to stderr. An invalid object
 prints kubectl's header and then one line per error on stderr, each prefixed with the file name
@@ -21,6 +26,7 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
+from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError
 from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents
 from dynamo_pulumi.platform import Platform, load_platform
@@ -41,6 +47,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--platform", "-p", default=None, help="platform settings YAML (operator configuration)"
     )
+    parser.add_argument(
+        "--mode", choices=MODES, default=DEFAULT_MODE,
+        help="render (default): the webhook's update rules become planned replacements and operator-only "
+        "features are refused; operator: exactly what the operator's webhooks refuse",
+    )
     parser.set_defaults(run=run)
 
 
@@ -60,7 +71,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         old_objects = {(lo.object.kind, lo.object.name): lo.object for lo in old_loaded}
     ok = True
     for path in args.files:
-        ok = _validate_file(path, platform, old_objects, out, err) and ok
+        ok = _validate_file(path, platform, old_objects, out, err, getattr(args, "mode", DEFAULT_MODE)) and ok
     return 0 if ok else 1
 
 
@@ -92,14 +103,14 @@ def _load(path: str, err: TextIO) -> tuple[list[LoadedObject], bool]:
 
 
 def _validate_file(
-    path: str, platform: Platform, old_objects: dict[tuple[str, str], Any], out: TextIO, err: TextIO
+    path: str, platform: Platform, old_objects: dict[tuple[str, str], Any], out: TextIO, err: TextIO, mode: str
 ) -> bool:
     loaded_objects, ok = _load(path, err)
     if ok and not loaded_objects:
         print(f"{path}: no {KINDS_TEXT} found", file=err)
         return False
     for loaded in loaded_objects:
-        ok = _validate_object(loaded.source, loaded, platform, old_objects, out, err) and ok
+        ok = _validate_object(loaded.source, loaded, platform, old_objects, out, err, mode) and ok
     return ok
 
 
@@ -110,20 +121,26 @@ def _validate_object(
     old_objects: dict[tuple[str, str], Any],
     out: TextIO,
     err: TextIO,
+    mode: str = DEFAULT_MODE,
 ) -> bool:
     obj = loaded.object
     old = old_objects.get((obj.kind, obj.name))
-    # The one deployability verdict: admission (create, or update of ``old``) at the paths the
-    # user wrote, then every refusal rendering would make.
-    findings = judge(loaded, platform, old=old)
-    errors = findings.errors
-    for warning in findings.warnings:
+    # The one deployability verdict: admission (create, or the update verdict of ``old``) at the
+    # paths the user wrote, then every refusal rendering would make.
+    verdict = judge(loaded, platform, old=old, mode=mode)
+    for warning in verdict.warnings:
         print(f"{path}: warning: {warning}", file=err)
+    errors = verdict.validate_errors()
     if errors:
         _print_invalid(path, obj.kind, obj.name, errors, err)
         return False
+    planned = [] if mode == "operator" else verdict.replacements
+    for rule in planned:
+        print(f"{path}: planned replacement (render mode; the operator's webhook would refuse this in place): {rule}", file=out)
     operation = "update" if old is not None else "create"
-    counts = f"{_component_count(obj)}, {_plural(len(findings.warnings), 'warning')}"
+    counts = f"{_component_count(obj)}, {_plural(len(verdict.warnings), 'warning')}"
+    if planned:
+        counts += f", {_plural(len(planned), 'planned replacement')}"
     print(f'{path}: {obj.kind} "{obj.name}" is valid ({operation}; {counts})', file=out)
     return True
 

@@ -13,9 +13,12 @@ Layers:
 * :mod:`.workloads`: Deployment, LeaderWorkerSet, DCD;
 * :mod:`.grove`: PodClique, PodCliqueScalingGroup, the PodCliqueSet wrapper, revision cut-over;
 * :mod:`.graph`: the DGD aggregation and :func:`graph_readiness` over a rendered object list;
-* :mod:`.readers`: the :class:`ObjectReader` Protocol, an in-memory and a ``DynamicClient`` reader.
+* :mod:`.readers`: the :class:`ObjectReader` Protocol, an in-memory and a ``DynamicClient`` reader;
+* :mod:`.targets`, :mod:`.status`: what a waiter watches, and the DGD status it computes;
+* :mod:`.operator_mode`: readiness read off the DGD/DCD custom resource itself;
+* :mod:`.reasons`, :mod:`.drift`, :mod:`.deadline`: why not ready, prediction drift, durations.
 
-Nothing here waits, polls or talks to a cluster by itself.
+Nothing here waits, polls or talks to a cluster by itself: :mod:`dynamo_pulumi.cluster` does.
 """
 
 from dynamo_pulumi.readiness.graph import (

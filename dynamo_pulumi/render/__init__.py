@@ -25,6 +25,7 @@ declarative deployment removes what it no longer renders).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,13 +36,14 @@ from dynamo_pulumi.api.v1beta1 import COMPONENT_TYPES, DynamoComponentDeployment
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.component_pods import component_render_context, pod_template_renderer
+from dynamo_pulumi.render.dcd_identity import component_name_of, owner_graph_name
 from dynamo_pulumi.render.graph import generate_component_deployments
 from dynamo_pulumi.render.name_checks import NameSources, check_rendered_names
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
 from dynamo_pulumi.render.pathway import Pathway, choose_pathway
-from dynamo_pulumi.render.pod.metadata import component_name_of, graph_name_of
 from dynamo_pulumi.render.worker_hash import compute_worker_hash
 
 DEFAULT_NAMESPACE = "default"
@@ -94,6 +96,7 @@ def _component_objects(
     graph_has_epp: bool,
     worker_hash: str,
     generated: bool = True,
+    dra: DraInventory = EMPTY_INVENTORY,
 ) -> list[dict[str, Any]]:
     model = _component_model(dcd, generated)
     ctx = ComponentContext(
@@ -102,7 +105,7 @@ def _component_objects(
         namespace=namespace,
         platform=platform,
         pod_template=pod_template_renderer(
-            component_render_context(dcd, model, namespace, platform, graph_name, graph_has_epp)
+            component_render_context(dcd, model, namespace, platform, graph_name, graph_has_epp, dra)
         ),
         graph_name=graph_name,
         worker_hash=worker_hash,
@@ -176,34 +179,36 @@ def _default(graph: Graph, platform: Platform) -> Graph:
 
 
 def render_component_deployment(
-    dcd: DynamoComponentDeployment, platform: Platform, namespace: str
+    dcd: DynamoComponentDeployment, platform: Platform, namespace: str, dra: DraInventory = EMPTY_INVENTORY
 ) -> RenderResult:
     """A standalone DCD: only the objects its own controller creates."""
     document = dcd.to_wire()
     document.setdefault("metadata", {})["namespace"] = namespace
-    graph_name = graph_name_of(document)
-    objects = _component_objects(document, namespace, platform, graph_name, False, "", generated=False)
+    graph_name = owner_graph_name(document)  # GetParentGraphDeploymentName: the DGD owner, if any
+    objects = _component_objects(document, namespace, platform, graph_name, False, "", generated=False, dra=dra)
     owner = component_name_of(document)
     return RenderResult(objects=objects, components=[], owners=[owner] * len(objects))
 
 
-def _render_grove(graph: DynamoGraphDeployment, platform: Platform, namespace: str) -> RenderResult:
+def _render_grove(
+    graph: DynamoGraphDeployment, platform: Platform, namespace: str, dra: DraInventory
+) -> RenderResult:
     """The Grove pathway: one PodCliqueSet plus DGD-owned objects; every object is graph-level."""
     from dynamo_pulumi.render.grove import render_grove
 
     worker_hash = compute_worker_hash(graph, namespace)
-    objects = render_grove(graph, platform, namespace, worker_hash=worker_hash)
+    objects = render_grove(graph, platform, namespace, worker_hash=worker_hash, dra=dra)
     return RenderResult(
         objects=objects, owners=[None] * len(objects), pathway="grove", worker_hash=worker_hash
     )
 
 
 def render_graph_deployment(
-    graph: DynamoGraphDeployment, platform: Platform, namespace: str
+    graph: DynamoGraphDeployment, platform: Platform, namespace: str, dra: DraInventory = EMPTY_INVENTORY
 ) -> RenderResult:
     """A DGD on the component pathway: DCDs, their objects, then the graph's shared objects."""
     if choose_pathway(graph, platform) is Pathway.GROVE:
-        return _render_grove(graph, platform, namespace)
+        return _render_grove(graph, platform, namespace, dra)
     worker_hash = compute_worker_hash(graph, namespace)
     dcds = generate_component_deployments(graph, namespace, worker_hash)
     gctx = GraphContext(graph=graph, namespace=namespace, platform=platform, components=dcds)
@@ -215,7 +220,7 @@ def render_graph_deployment(
         owners += [None] * len(built)
     has_epp = gctx.epp_component is not None
     for dcd in dcds:
-        built = _component_objects(dcd, namespace, platform, graph.name, has_epp, worker_hash)
+        built = _component_objects(dcd, namespace, platform, graph.name, has_epp, worker_hash, dra=dra)
         objects += built
         owners += [component_name_of(dcd)] * len(built)
     objects, owners = _dedupe(objects, owners)
@@ -226,6 +231,8 @@ def render_graph(
     graph: Graph,
     platform: Platform | None = None,
     namespace: str | None = None,
+    *,
+    objects: Iterable[Mapping[str, Any]] = (),
 ) -> RenderResult:
     """Render a DGD or a standalone DCD as the operator would, after its defaulting webhook.
 
@@ -234,14 +241,20 @@ def render_graph(
     without a command, ...) and names or labels the API server would refuse raise
     :class:`~dynamo_pulumi.errors.RenderError`; a namespace that is no DNS-1123 label raises
     :class:`~dynamo_pulumi.errors.InputError`.
+
+    ``objects`` are other Kubernetes objects deployed beside the graph (the other documents of
+    its YAML file, or the Pulumi program's). Rendering reads the ResourceClaimTemplates,
+    ResourceClaims and DeviceClasses among them where the operator would read the live ones:
+    to count the GPUs of a main container that asks for GPUs only through DRA claims.
     """
     platform = platform or Platform()
     ns = check_namespace(_namespace(graph, namespace)) or DEFAULT_NAMESPACE
+    dra = DraInventory.of(objects, ns, platform.cluster.resource_claim_gpus)
     defaulted = _default(graph, platform)
     if isinstance(defaulted, DynamoGraphDeployment):
-        result = render_graph_deployment(defaulted, platform, ns)
+        result = render_graph_deployment(defaulted, platform, ns, dra)
     else:
-        result = render_component_deployment(defaulted, platform, ns)
+        result = render_component_deployment(defaulted, platform, ns, dra)
     check_rendered_names([*result.components, *result.objects], _name_sources(defaulted))
     return result
 

@@ -15,8 +15,10 @@ from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_WORKER_HASH, ROLE_MAIN
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backend_framework import component_backend_framework
+from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import lws_wiring
 from dynamo_pulumi.render.context import ComponentRenderContext
+from dynamo_pulumi.render.dcd_identity import env_dynamo_namespace
 from dynamo_pulumi.render.pod import build_pod_template
 from dynamo_pulumi.render.pod import metadata as pod_metadata
 
@@ -28,6 +30,7 @@ def component_render_context(
     platform: Platform,
     graph_name: str,
     graph_has_epp: bool,
+    dra: DraInventory = EMPTY_INVENTORY,
 ) -> ComponentRenderContext:
     """The pod assembly's context for a DCD, with role ``main``."""
     backend, mode = pod_metadata.resolve_discovery(platform, pod_metadata.dcd_kube_annotations(model))
@@ -37,7 +40,7 @@ def component_render_context(
         dcd_name=dcd["metadata"]["name"],
         graph_name=graph_name,
         namespace=namespace,
-        dynamo_namespace=pod_metadata.computed_dynamo_namespace(model, namespace),
+        dynamo_namespace=env_dynamo_namespace(model, namespace, graph_name),
         platform=platform,
         backend_framework=component_backend_framework(dcd["spec"], dcd["spec"].get("backendFramework") or ""),
         role=ROLE_MAIN,
@@ -47,6 +50,7 @@ def component_render_context(
         discovery_backend=str(backend),
         discovery_mode=str(mode),
         worker_hash=(dcd["metadata"].get("labels") or {}).get(KUBE_LABEL_DYNAMO_WORKER_HASH, ""),
+        dra=dra,
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 
 Role = Literal["main", "leader", "worker"]
 Pathway = Literal["component", "grove"]
@@ -59,6 +60,9 @@ class ComponentRenderContext:
     #: lists the namespace for one labelled ``nvidia.com/dynamo-component-pod=true`` and falls back
     #: to ``default``; offline that fact is given here ("" means ``default``).
     fallback_service_account: str = ""
+    #: DRA objects known offline (claim templates, claims, DeviceClasses, stated GPU counts),
+    #: for a main container whose GPUs come only from ResourceClaims.
+    dra: DraInventory = EMPTY_INVENTORY
 
     @property
     def component_name(self) -> str:

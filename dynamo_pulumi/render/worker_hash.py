@@ -37,6 +37,7 @@ from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.naming import is_worker_type
+from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.graph import DCD_SPEC_FIELD_ORDER
 from dynamo_pulumi.render.pod import metadata as pod_metadata
 from dynamo_pulumi.runtime_version import resolve_runtime_version, runtime_gate_enabled
@@ -111,7 +112,7 @@ def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
             continue
         entry: dict[str, Any] = {}
         model = DynamoComponentDeployment.model_validate(dcd)
-        labels = pod_metadata.dcd_kube_labels(model, pod_metadata.computed_dynamo_namespace(model, namespace))
+        labels = pod_metadata.dcd_kube_labels(model, dcd_identity.computed_dynamo_namespace(model, namespace))
         annotations = pod_metadata.dcd_kube_annotations(model)
         if labels:
             entry["labels"] = _sorted_map(labels)
@@ -121,6 +122,6 @@ def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
         if runtime:
             entry["runtimeVersion"] = runtime
         entry["spec"] = _ordered_spec(spec)
-        document[pod_metadata.component_name_of(dcd)] = entry
+        document[dcd_identity.component_name_of(dcd)] = entry
     digest = hashlib.sha256(_go_json(_sorted_map(document))).hexdigest()
     return digest[:WORKER_HASH_LENGTH]

@@ -13,6 +13,7 @@ from dynamo_pulumi.resources.placement import (
     gke_gpu_node_pool,
     gpu_node_pool,
 )
+from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions
 
 __all__ = [
     "DCD_TYPE",
@@ -20,6 +21,8 @@ __all__ = [
     "DynamoComponentDeployment",
     "DynamoGraphDeployment",
     "GpuPlacement",
+    "GraphReadiness",
+    "ReadinessOptions",
     "aks_gpu_node_pool",
     "eks_gpu_node_group",
     "gke_gpu_node_pool",

@@ -17,8 +17,10 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from dynamo_pulumi.resources.awaits import await_timeouts, with_await_annotations
 from dynamo_pulumi.resources.options import delete_before_replace, replace_on_changes
 from dynamo_pulumi.resources.plan import PlannedObject
+from dynamo_pulumi.resources.triggers import replacement_trigger
 from dynamo_pulumi.resources.unknowns import OutputTable, restore
 
 #: API group -> pulumi_kubernetes module (the typed SDK's package layout).
@@ -79,8 +81,10 @@ def child_options(
     parent: pulumi.Resource,
     ignore_changes: list[str] | None = None,
     depends_on: list[pulumi.Resource] | None = None,
+    timeout_seconds: int | None = None,
 ) -> pulumi.ResourceOptions:
-    """Parent, replacement and ignore rules for one object (providers flow from the parent)."""
+    """Parent, replacement, ignore and await rules for one object (providers flow from the
+    parent). ``timeout_seconds`` is the graph's readiness deadline, given to awaited kinds."""
     replace = replace_on_changes(planned.api_version, planned.kind)
     return pulumi.ResourceOptions(
         parent=parent,
@@ -88,6 +92,8 @@ def child_options(
         replace_on_changes=replace or None,
         delete_before_replace=delete_before_replace(planned.api_version, planned.kind) or None,
         depends_on=depends_on or None,
+        custom_timeouts=await_timeouts(planned.api_version, planned.kind, timeout_seconds),
+        replacement_trigger=replacement_trigger(planned.api_version, planned.kind, planned.obj),
     )
 
 
@@ -120,10 +126,11 @@ def register(
     ignore_changes: list[str] | None = None,
     depends_on: list[pulumi.Resource] | None = None,
     graph_name: str = "",
+    timeout_seconds: int | None = None,
 ) -> pulumi.CustomResource:
     """Create the Pulumi resource for one planned object, Outputs restored at their leaves."""
-    obj = restore(planned.obj, outputs)
-    opts = child_options(planned, parent, ignore_changes, depends_on)
+    obj = with_await_annotations(restore(planned.obj, outputs))
+    opts = child_options(planned, parent, ignore_changes, depends_on, timeout_seconds)
     if planned.shared:
         return _register_shared(planned, obj, opts, graph_name)
     cls = typed_class(planned.api_version, planned.kind)

@@ -10,7 +10,7 @@ DGD (``provider=`` or ``providers=``) reach every child through Pulumi's parent 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,17 @@ from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
 from dynamo_pulumi.resources.object_registry import claim_objects
+from dynamo_pulumi.resources.operator_mode import (
+    operator_expansion,
+    register_custom_resource,
+    register_operator_mode_readiness,
+    resolve_mode,
+)
 from dynamo_pulumi.resources.options import ignore_changes
-from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
+from dynamo_pulumi.resources.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 from dynamo_pulumi.resources.typed_outputs import summary_numbers, total_of
 
@@ -71,17 +78,28 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
         *,
+        objects: Sequence[Mapping[str, Any]] = (),
+        mode: str | None = None,
+        adopt: bool = False,
+        readiness: ReadinessOptions | None = None,
         _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
     ) -> None:
-        """``spec``: a DCD model, dict, YAML path or ready plan. ``_graph``/``_component`` are
-        how a DynamoGraphDeployment hands over one of its components."""
+        """``spec``: a DCD model, dict, YAML path or ready plan. ``objects``: other Kubernetes
+        objects of the program that rendering reads (DRA claim templates). ``mode``: ``"render"``
+        (default) or ``"operator"`` (register the DCD custom resource; ``adopt`` imports an
+        existing one). ``readiness``: whether and how long ``pulumi up`` waits for a standalone
+        component (default: 60 minutes). ``_graph``/``_component`` are how a
+        DynamoGraphDeployment hands over one of its components."""
         standalone = _graph is None
         with reported_to_pulumi():
             if _graph is None:
                 if spec is None:
                     raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
-                _graph = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+                resolved = resolve_mode(spec, mode)
+                _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
+                    spec, platform, namespace, name, placement, objects, mode=resolved or "render"
+                )
                 _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
                 _component = _graph.components[0]
             if _component is None:
@@ -91,15 +109,31 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.plan = _graph
         self.component = _component
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
+        deadline = readiness.timeout_seconds
         super().__init__(DCD_TYPE, name, None, opts)
-        if standalone:  # a standalone DCD owns what would otherwise be graph-level
-            for planned in _graph.graph_objects:
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name)
-        self.resources = [
-            register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps, _graph.name)
-            for planned in _component.objects
-        ]
+        self.custom_resource: pulumi.CustomResource | None = None
+        self.readiness: GraphReadiness | None = None
+        self.resources: list[pulumi.CustomResource] = []
+        if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
+            if standalone:
+                self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
+                self.readiness = register_operator_mode_readiness(self, _graph, readiness, self.custom_resource)
+        else:
+            graph_level = [  # a standalone DCD owns what would otherwise be graph-level
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name,
+                         deadline)
+                for planned in (_graph.graph_objects if standalone else ())
+            ]
+            self.resources = [
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps,
+                         _graph.name, deadline)
+                for planned in _component.objects
+            ]
+            if standalone:
+                self.readiness = register_readiness(self, _graph, readiness, [*deps, *graph_level, *self.resources])
         self.summary = summarize_component(_component, _graph)
+        self.expansion = pulumi.Output.from_input(operator_expansion(_graph) if standalone else [])
         self._export(self.summary)
 
     def _export(self, summary: ComponentSummary) -> None:
@@ -116,6 +150,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 "serviceName": self.service_name,
                 "replicas": self.replicas,
                 "gpus": self.gpus,
+                "expansion": self.expansion,
             }
         )
 
@@ -136,30 +171,42 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         platform: PlatformSource = None,
         placement: GpuPlacement | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        objects: Sequence[Mapping[str, Any]] = (),
+        mode: str | None = None,
+        adopt: bool = False,
+        readiness: ReadinessOptions | None = None,
     ) -> None:
-        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan."""
+        """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan.
+        ``objects``: other Kubernetes objects of the program that rendering reads (the DRA
+        ResourceClaimTemplates and DeviceClasses a DRA-only GPU count comes from).
+        ``mode``: ``"render"`` (default: create the rendered objects) or ``"operator"`` (create the
+        DGD custom resource for an installed operator); ``adopt`` imports an existing DGD.
+        ``readiness``: whether and how long ``pulumi up`` waits for the graph to serve, and how to
+        reach the cluster (default: wait up to 60 minutes, ambient connection)."""
         with reported_to_pulumi():
-            plan = spec if isinstance(spec, GraphPlan) else plan_graph(spec, platform, namespace, name, placement)
+            resolved = resolve_mode(spec, mode)
+            plan = spec if isinstance(spec, GraphPlan) else plan_graph(
+                spec, platform, namespace, name, placement, objects, mode=resolved or "render"
+            )
             _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
             claim_objects(plan, plan.all_objects(), f'{DGD_KIND} "{name}"')
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
+        readiness = readiness or ReadinessOptions()
         super().__init__(DGD_TYPE, name, None, opts)
-        self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name)
-            for planned in plan.graph_objects
-        ]
-        self.components: dict[str, DynamoComponentDeployment] = {
-            component.name: DynamoComponentDeployment(
-                component.pulumi_name,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
-                _graph=plan,
-                _component=component,
-            )
-            for component in plan.components
-        }
+        self.custom_resource: pulumi.CustomResource | None = None
+        self.graph_resources: list[pulumi.CustomResource] = []
+        self.components: dict[str, DynamoComponentDeployment] = {}
+        if plan.mode == "operator":  # the operator expands the DGD; nothing rendered is registered
+            self.custom_resource = register_custom_resource(plan, self, deps, adopt)
+            self.readiness = register_operator_mode_readiness(self, plan, readiness, self.custom_resource)
+        else:
+            self._register_rendered(plan, deps, readiness)
+            children = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
+            self.readiness = register_readiness(self, plan, readiness, children)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
@@ -167,15 +214,43 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.total_gpus = pulumi.Output.from_input(
             total_of([c.gpus for c in self.components.values()]) if plan.outputs.integers else summary.total_gpus
         )
-        self.component_outputs = pulumi.Output.from_input(
-            {name: {**s.as_dict(), "replicas": c.replicas, "gpus": c.gpus}
-             for (name, s), c in zip(summary.components.items(), self.components.values(), strict=True)}
-        )
+        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary))
+        self.expansion = pulumi.Output.from_input(operator_expansion(plan))
         self.register_outputs(
             {
                 "dynamoNamespace": self.dynamo_namespace,
                 "frontendUrl": self.frontend_url,
                 "totalGpus": self.total_gpus,
                 "components": self.component_outputs,
+                "expansion": self.expansion,
             }
         )
+
+    def _component_outputs(self, summary: GraphSummary) -> dict[str, Any]:
+        """Per component, its summary; in render mode with the registered DCD's Output-aware
+        replica and GPU counts (operator mode registers no DCD: the summary's own counts)."""
+        if not self.components:
+            return {name: s.as_dict() for name, s in summary.components.items()}
+        return {
+            name: {**s.as_dict(), "replicas": c.replicas, "gpus": c.gpus}
+            for (name, s), c in zip(summary.components.items(), self.components.values(), strict=True)
+        }
+
+    def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:
+        """Render mode: graph-level objects under the DGD, one DCD per component; awaited kinds
+        get the graph's deadline."""
+        self.graph_resources = [
+            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name,
+                     readiness.timeout_seconds)
+            for planned in plan.graph_objects
+        ]
+        self.components = {
+            component.name: DynamoComponentDeployment(
+                component.pulumi_name,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                readiness=readiness,
+                _graph=plan,
+                _component=component,
+            )
+            for component in plan.components
+        }

@@ -16,7 +16,7 @@ creating the new hash-named workload before deleting the old one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
+from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, check_mode
 from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
 from dynamo_pulumi.loading import LoadedObject
 from dynamo_pulumi.platform import Platform, load_platform
@@ -124,6 +125,8 @@ class GraphPlan:
     graph_objects: list[PlannedObject]
     outputs: OutputTable = field(default_factory=OutputTable)
     warnings: list[str] = field(default_factory=list)
+    #: ``render``: the objects are created; ``operator``: they are the operator's predicted expansion.
+    mode: Mode = DEFAULT_MODE
 
     def all_objects(self) -> list[PlannedObject]:
         found = list(self.graph_objects)
@@ -182,6 +185,15 @@ def load_spec_entry(spec: SpecSource, name: str = "") -> tuple[LoadedObject, Out
     if not graph.metadata.name and name:
         graph.metadata.name = name
     return entry, table
+
+
+def side_documents(spec: SpecSource) -> list[dict[str, Any]]:
+    """The non-Dynamo documents of a YAML file or text spec (none for models and mappings)."""
+    if not isinstance(spec, (str, Path)):
+        return []
+    from dynamo_pulumi.loading import load_documents
+
+    return list(load_documents(spec).others)
 
 
 def _placed(entry: LoadedObject, placement: GpuPlacement, table: OutputTable) -> LoadedObject:
@@ -330,12 +342,14 @@ def plan_from_rendered(
     )
 
 
-def _refuse_outputs_read_by_rendering(graph: GraphModel, table: OutputTable, platform: Platform, ns: str) -> None:
+def _refuse_outputs_read_by_rendering(
+    graph: GraphModel, table: OutputTable, platform: Platform, ns: str, objects: Sequence[Mapping[str, Any]]
+) -> None:
     from dynamo_pulumi.loading import load_graph
     from dynamo_pulumi.render import render_graph
 
     def render(wire: dict[str, Any]) -> tuple[list[Any], str]:
-        result = render_graph(load_graph(wire), platform=platform, namespace=ns)
+        result = render_graph(load_graph(wire), platform=platform, namespace=ns, objects=objects)
         return [*result.objects, *result.components], result.worker_hash
 
     read = read_by_rendering(table, graph.to_wire(), render)
@@ -353,22 +367,33 @@ def plan_graph(
     namespace: str | None = None,
     name: str = "",
     placement: GpuPlacement | None = None,
+    objects: Sequence[Mapping[str, Any]] = (),
+    mode: str = DEFAULT_MODE,
 ) -> GraphPlan:
     """Load, judge (:mod:`dynamo_pulumi.verdict`) and render ``spec`` into a plan. Raises before
-    anything is registered."""
+    anything is registered.
+
+    ``objects``: other Kubernetes objects the program deploys beside the graph; with the other
+    documents of ``spec``'s YAML file, rendering reads the DRA claim templates among them.
+
+    In operator mode the rendered objects are the operator's predicted expansion; an Output the
+    rendering reads is then no error (the operator reads the real value, only the prediction
+    sees the placeholder)."""
     from dynamo_pulumi.verdict import check_deployable
 
+    checked_mode = check_mode(mode)
     resolved = load_platform(platform)  # type: ignore[arg-type]
     table = OutputTable()
+    beside = [*side_documents(spec), *objects]
     try:
         entry, table = load_spec_entry(spec, name)
         if placement is not None:
             entry = _placed(entry, placement, table)
         graph: GraphModel = entry.object  # type: ignore[assignment]
         ns = namespace or graph.metadata.namespace or "default"
-        verdict = check_deployable(entry, resolved, namespace)
-        if table:
-            _refuse_outputs_read_by_rendering(graph, table, resolved, ns)
+        verdict = check_deployable(entry, resolved, namespace, mode=checked_mode, objects=beside)
+        if table and checked_mode == "render":
+            _refuse_outputs_read_by_rendering(graph, table, resolved, ns, beside)
     except GraphValidationError as exc:
         raise explain(exc, table) from None
     except DynamoPulumiError:
@@ -378,7 +403,7 @@ def plan_graph(
             raise
         raise crashed(exc, table) from None
     result = verdict.rendered
-    assert result is not None  # render mode: a deployable graph carries its rendering
+    assert result is not None  # a deployable graph carries its rendering (operator mode: the prediction)
     warnings = [scrub(w, table) for w in verdict.warnings]  # no parked token in a message
     plan = plan_from_rendered(
         graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
@@ -388,4 +413,5 @@ def plan_graph(
                              *(c.pulumi_name for c in plan.components)], table)
     plan.outputs = table
     plan.warnings = warnings
+    plan.mode = checked_mode
     return plan

@@ -1,6 +1,9 @@
-"""Disaggregated vLLM graph with the SLA planner on an existing cluster.
+"""Disaggregated vLLM graph with the SLA planner, on a cluster running the Dynamo operator.
 
-The platform file points the planner at Prometheus (it needs metrics to scale).
+The planner scales through the Kubernetes API (it reads and patches the DynamoGraphDeployment and
+its scaling adapters), so the graph is deployed in operator mode: Pulumi creates the DGD custom
+resource, the operator expands it. The platform file points the planner at Prometheus (it needs
+metrics to scale). See examples/operator-mode for installing the operator from the same program.
 
     pulumi stack init dev && pulumi up
 """
@@ -18,6 +21,7 @@ graph = deploy(
     HERE / "graph.yaml",
     namespace=config.get("namespace") or "dynamo",
     platform=HERE / "platform.yaml",
+    mode="operator",
 )
 pulumi.export("workers", graph.component_outputs.apply(
     lambda components: {name: c["workloadNames"] for name, c in components.items() if c["gpus"]}

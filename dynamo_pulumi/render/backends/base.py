@@ -21,6 +21,7 @@ from dynamo_pulumi.constants import (
     ROLE_WORKER,
 )
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring, lws_wiring
 
 Role = Literal["main", "leader", "worker"]
@@ -52,8 +53,9 @@ class BackendInput:
     * ``compilation_cache_mount_path``: the mount path of ``compilationCache`` after defaulting,
       or None when the component has no compilation cache.
     * ``wiring``: how this role reaches its leader; None for single-node pods.
-    * ``gpu_count``: the main container's GPU count when the caller resolved it (e.g. DRA claims
-      that live in the pod spec); None lets the backend resolve it from the container.
+    * ``gpu_count``: the main container's GPU count when the caller resolved it; None lets the
+      backend resolve it from the container (scalar resources, else its DRA claims via ``dra``).
+    * ``dra``: the ResourceClaimTemplates, ResourceClaims and DeviceClasses known offline.
 
     ``component`` is the role's view of the component (its ``podTemplate`` is the role template
     when the component gives ``roles[].podTemplate``); ``roles`` is kept, so
@@ -72,6 +74,7 @@ class BackendInput:
     platform: Platform = field(default_factory=Platform)
     wiring: MultinodeWiring | None = None
     gpu_count: int | None = None
+    dra: DraInventory = EMPTY_INVENTORY
 
     @property
     def is_multinode(self) -> bool:

@@ -3,20 +3,24 @@
 vLLM decides between a single-node and a distributed launch, and TRT-LLM sizes ``mpirun -n``,
 from this count. Scalar resources win: limits first, then requests; among GPU-like resource
 names the first in sorted order counts, and it must be a whole number. Only when there is no
-scalar GPU does the operator sum the container's DRA claims, which needs the claim templates and
-DeviceClasses from the live cluster; offline the caller must state that count.
+scalar GPU does the operator sum the container's DRA claims
+(:mod:`dynamo_pulumi.render.backends.dra_claims`, over the objects given beside the graph).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubernetes.utils import parse_quantity
 
 from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.placeholders import contains_output_token
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.render.backends.dra_claims import DraInventory
 
 
 def is_gpu_resource_name(name: str) -> bool:
@@ -59,11 +63,16 @@ def _scalar_gpu_count(resource_list: Any, where: str) -> int | None:
     return int(value)
 
 
-def resolve_gpu_count(container: dict[str, Any] | None) -> int:
-    """The container's GPU count from scalar resources (limits, else requests).
+def resolve_gpu_count(
+    container: dict[str, Any] | None,
+    pod_spec: Mapping[str, Any] | None = None,
+    inventory: DraInventory | None = None,
+) -> int:
+    """The container's GPU count: scalar resources (limits, else requests), else its DRA claims.
 
-    A container whose only GPUs come from DRA claims cannot be counted offline: that raises a
-    RenderError, and the caller passes the count in ``BackendInput.gpu_count`` instead.
+    ``pod_spec`` holds the ``resourceClaims`` the container's claims refer to; ``inventory`` the
+    claim templates, claims and DeviceClasses known offline. A claim neither resolves raises a
+    RenderError naming it and the two ways to provide it.
     """
     resources = (container or {}).get("resources") or {}
     if not isinstance(resources, dict):
@@ -74,10 +83,13 @@ def resolve_gpu_count(container: dict[str, Any] | None) -> int:
         if scalar is not None:
             count = scalar
             break
-    if count > 0 or not resources.get("claims"):
+    claims = resources.get("claims")
+    if count > 0 or not claims:
         return count
-    raise RenderError(
-        "cannot resolve GPU ResourceClaims without a Kubernetes client; "
-        "state the container's GPU count explicitly",
-        "resources.claims",
-    )
+    # imported here: dra_claims reads is_gpu_resource_name from this module
+    from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, claims_gpu_count
+
+    try:
+        return claims_gpu_count(pod_spec, list(claims), inventory or EMPTY_INVENTORY)
+    except RenderError as err:
+        raise RenderError(str(err), "resources.claims") from None

@@ -17,15 +17,18 @@ def container_gpus(inp: BackendInput) -> int:
     """The component's main-container GPU count (``ResolveContainerGPUs``).
 
     Read from the component spec's ``main`` container, not the rendered one, as the operator
-    does; an explicit ``inp.gpu_count`` (DRA claims resolved by the caller) wins.
+    does; DRA-only GPUs are counted from ``inp.dra``. An explicit ``inp.gpu_count`` wins.
     """
     if inp.gpu_count is not None:
         return inp.gpu_count
     main = pods.main_container(inp.component.pod_template)
+    pod_spec = (inp.component.pod_template or {}).get("spec") or {}
     try:
-        return resolve_gpu_count(main)
+        return resolve_gpu_count(main, pod_spec, inp.dra)
     except RenderError as exc:
-        raise RenderError(str(exc), "podTemplate.spec.containers[main]") from None
+        message = str(exc).removeprefix(f"{exc.path}: ") if exc.path else str(exc)
+        where = "podTemplate.spec.containers[main]" + (f".{exc.path}" if exc.path else "")
+        raise RenderError(f"component {inp.component_name!r}: {message}", where) from None
 
 
 def require_wiring(inp: BackendInput) -> MultinodeWiring:

@@ -18,21 +18,17 @@ The input graph is expected after defaulting (``dynamo_pulumi.defaulting.default
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.grove.cliques import build_clique
+from dynamo_pulumi.render.grove.facts import GraphFacts
 from dynamo_pulumi.render.grove.gms import rank_claim_template_configs
 from dynamo_pulumi.render.grove.kv_topology import apply_cluster_topology_items, cluster_topology_domains
-from dynamo_pulumi.render.grove.metadata import (
-    GraphFacts,
-    clique_annotations,
-    clique_labels,
-    component_dynamo_namespace,
-)
 from dynamo_pulumi.render.grove.podcliqueset import pod_clique_set_shell
 from dynamo_pulumi.render.grove.pods import (
     PodRequest,
@@ -50,6 +46,7 @@ from dynamo_pulumi.render.grove.startup_order import (
     startup_dependencies,
 )
 from dynamo_pulumi.render.grove.unsupported import checkpoint_gated, refuse_cluster_dependent
+from dynamo_pulumi.render.pod.metadata import clique_annotations, clique_labels, grove_dynamo_namespace
 
 __all__ = ["PodSpecBuilder", "render_grove", "render_pod_clique_set"]
 
@@ -61,6 +58,7 @@ def render_grove(
     *,
     worker_hash: str | None = None,
     pod_spec_builder: PodSpecBuilder | None = None,
+    dra: DraInventory = EMPTY_INVENTORY,
 ) -> list[dict[str, Any]]:
     """Every object the operator creates for ``dgd`` on the Grove pathway, in a stable order.
 
@@ -75,7 +73,7 @@ def render_grove(
 
         worker_hash = compute_worker_hash(dgd, namespace)
     pcs = render_pod_clique_set(
-        dgd, platform, namespace, worker_hash=worker_hash, pod_spec_builder=pod_spec_builder
+        dgd, platform, namespace, worker_hash=worker_hash, pod_spec_builder=pod_spec_builder, dra=dra
     )
     return [pcs, *ancillary_objects(dgd, platform, namespace, worker_hash)]
 
@@ -87,6 +85,7 @@ def render_pod_clique_set(
     *,
     worker_hash: str = "",
     pod_spec_builder: PodSpecBuilder | None = None,
+    dra: DraInventory = EMPTY_INVENTORY,
 ) -> dict[str, Any]:
     """``GenerateGrovePodCliqueSet`` followed by provider-override composition."""
     from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
@@ -107,7 +106,8 @@ def render_pod_clique_set(
     claim_templates: list[dict[str, Any]] = []
     explicit = False
     for index, (component, dcd) in enumerate(zip(dgd.components, dcds, strict=True)):
-        base = _pod_request(facts, platform, component, dcd, component_backend_framework(dcd["spec"], graph_backend))
+        backend = component_backend_framework(dcd["spec"], graph_backend)
+        base = replace(_pod_request(facts, platform, component, dcd, backend), dra=dra)
         units = _component_units(facts, platform, component, base, build, index)
         template["cliques"].extend(units.cliques)
         explicit = units.ordered or explicit
@@ -189,7 +189,7 @@ def _pod_request(
         wiring=None,
         graph_name=facts.dgd.name,
         namespace=facts.namespace,
-        dynamo_namespace=component_dynamo_namespace(facts, component),
+        dynamo_namespace=grove_dynamo_namespace(facts.dgd, facts.namespace, component),
         platform=platform,
         backend_framework=backend,
         graph_has_epp=facts.has_epp,

@@ -28,7 +28,6 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_DISCOVERY_BACKEND,
     KUBE_LABEL_DYNAMO_DISCOVERY_ENABLED,
     KUBE_LABEL_DYNAMO_NAMESPACE,
-    KUBE_LABEL_DYNAMO_WORKER_HASH,
     KUBE_LABEL_VALUE_TRUE,
     VLLM_RAY_PORT,
 )
@@ -36,18 +35,12 @@ from dynamo_pulumi.naming import (
     component_service_name,
     dcd_name,
     dynamo_namespace,
-    is_worker_type,
     normalize_kube_resource_name,
     truncate_with_fnv,
 )
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.vllm import is_elastic_ep_ray_launch
-from dynamo_pulumi.render.grove.metadata import (
-    NO_ALPHA_DATA,
-    AlphaComponentData,
-    alpha_components,
-    resolve_discovery_backend,
-)
+from dynamo_pulumi.render.grove.facts import resolve_discovery_backend
 from dynamo_pulumi.render.grove.pods import dcd_model
 from dynamo_pulumi.render.objects import ingress
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
@@ -55,30 +48,13 @@ from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.model_service import build_model_service
 from dynamo_pulumi.render.objects.registry import GRAPH_BUILDERS
 from dynamo_pulumi.render.objects.service import service_port
-
-
-def _template_meta(component: DynamoComponentDeploymentSharedSpec) -> dict[str, Any]:
-    return dict((component.pod_template or {}).get("metadata") or {})
-
-
-def resource_labels(dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec,
-                    worker_hash: str, alpha: AlphaComponentData = NO_ALPHA_DATA) -> dict[str, Any]:
-    """``GetDGDComponentResourceLabels`` of the render deployment (worker hash applied)."""
-    labels: dict[str, Any] = dict(dgd.spec.labels or {})
-    labels.update(alpha.labels)
-    labels.update(_template_meta(component).get("labels") or {})
-    if worker_hash and is_worker_type(component.type):
-        labels[KUBE_LABEL_DYNAMO_WORKER_HASH] = worker_hash
-    return labels
-
-
-def resource_annotations(dgd: DynamoGraphDeployment, component: DynamoComponentDeploymentSharedSpec,
-                         alpha: AlphaComponentData = NO_ALPHA_DATA) -> dict[str, Any]:
-    """``GetDGDComponentResourceAnnotations``: graph spec annotations under the template's."""
-    annotations: dict[str, Any] = dict(dgd.spec.annotations or {})
-    annotations.update(alpha.annotations)
-    annotations.update(_template_meta(component).get("annotations") or {})
-    return annotations
+from dynamo_pulumi.render.pod.metadata import (
+    NO_ALPHA_DATA,
+    AlphaComponentData,
+    alpha_components,
+    component_resource_annotations,
+    component_resource_labels,
+)
 
 
 def component_service(
@@ -87,7 +63,7 @@ def component_service(
 ) -> dict[str, Any]:
     """The Grove component Service (``GenerateComponentService`` with DGD-level metadata)."""
     ctype = component.type or ""
-    labels = resource_labels(dgd, component, worker_hash, alpha)
+    labels = component_resource_labels(dgd, component, worker_hash, alpha)
     if k8s_discovery:
         labels[KUBE_LABEL_DYNAMO_DISCOVERY_BACKEND] = DISCOVERY_BACKEND_KUBERNETES
         labels[KUBE_LABEL_DYNAMO_DISCOVERY_ENABLED] = KUBE_LABEL_VALUE_TRUE
@@ -97,7 +73,7 @@ def component_service(
         KUBE_LABEL_DYNAMO_COMPONENT: component.name,
     }
     name = component_service_name(dcd_name(dgd.name, component.name))
-    meta = object_meta(name, namespace, labels, resource_annotations(dgd, component, alpha))
+    meta = object_meta(name, namespace, labels, component_resource_annotations(dgd, component, alpha))
     return k8s_object("v1", "Service", meta, spec={"selector": selector, "ports": [service_port(ctype)]})
 
 
@@ -130,8 +106,8 @@ def elastic_ep_leader_service(
         {"name": DYNAMO_SYSTEM_PORT_NAME, "port": DYNAMO_SYSTEM_PORT, "targetPort": DYNAMO_SYSTEM_PORT_NAME,
          "protocol": "TCP"},
     ]
-    meta = object_meta(name, namespace, resource_labels(dgd, component, worker_hash, alpha),
-                       resource_annotations(dgd, component, alpha))
+    meta = object_meta(name, namespace, component_resource_labels(dgd, component, worker_hash, alpha),
+                       component_resource_annotations(dgd, component, alpha))
     spec = {"clusterIP": "None", "publishNotReadyAddresses": True, "selector": selector, "ports": ports}
     return k8s_object("v1", "Service", meta, spec=spec)
 

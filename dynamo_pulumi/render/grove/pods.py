@@ -22,6 +22,7 @@ from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoComponentDeploymentSharedSpec
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring
 from dynamo_pulumi.render.grove.gms import augment_engine_pod_spec, weight_server_pod_spec
 from dynamo_pulumi.render.grove.roles import ServiceRole, is_inter_pod_failover
@@ -47,6 +48,7 @@ class PodRequest:
     graph_has_epp: bool
     discovery_backend: str
     worker_hash: str
+    dra: DraInventory = EMPTY_INVENTORY
 
 
 #: Renders the pod spec (``template.spec``) for one request.
@@ -72,6 +74,7 @@ def default_pod_spec_builder(request: PodRequest) -> dict[str, Any]:
         graph_has_epp=request.graph_has_epp,
         discovery_backend=request.discovery_backend,
         worker_hash=request.worker_hash,
+        dra=request.dra,
     )
     return build_pod_spec(ctx)
 

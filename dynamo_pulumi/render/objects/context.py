@@ -19,6 +19,7 @@ from dynamo_pulumi.constants import (
     DISCOVERY_BACKEND_KUBERNETES,
 )
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.pod import metadata as pod_metadata
 
 #: Renders the pod template of a DCD for a role ("main", "leader", "worker").
@@ -57,7 +58,7 @@ class ComponentContext:
 
     @property
     def component_name(self) -> str:
-        return pod_metadata.component_name_of(self.dcd)
+        return dcd_identity.component_name_of(self.dcd)
 
     @property
     def component_type(self) -> str:
@@ -66,16 +67,16 @@ class ComponentContext:
     @property
     def workload_type(self) -> str:
         """The component-type label value of its pods (``worker`` for a legacy selector)."""
-        return pod_metadata.workload_component_type(self.model)
+        return dcd_identity.workload_component_type(self.model)
 
     @property
     def dynamo_namespace(self) -> str:
-        return pod_metadata.dcd_dynamo_namespace(self.model, self.computed_dynamo_namespace)
+        return dcd_identity.dcd_dynamo_namespace(self.model, self.computed_dynamo_namespace)
 
     @property
     def computed_dynamo_namespace(self) -> str:
         """The namespace computed from the parent graph (or the DCD's name), ignoring overrides."""
-        return pod_metadata.computed_dynamo_namespace(self.model, self.namespace)
+        return dcd_identity.computed_dynamo_namespace(self.model, self.namespace)
 
     @property
     def kube_labels(self) -> dict[str, Any]:
@@ -86,6 +87,11 @@ class ComponentContext:
     def kube_annotations(self) -> dict[str, Any]:
         """``GetDCDKubeAnnotations`` (a fresh dict each time)."""
         return pod_metadata.dcd_kube_annotations(self.model)
+
+    @property
+    def resource_annotations(self) -> dict[str, Any]:
+        """``getResourceAnnotations``: where the Deployment strategy is read."""
+        return pod_metadata.resource_annotations(self.model)
 
     @property
     def discovery_backend(self) -> str:

@@ -34,14 +34,14 @@ def parse_int_or_string(value: str) -> int | str:
         return value
 
 
-def _template_annotations(ctx: ComponentContext) -> dict[str, Any]:
-    template = ctx.spec.get("podTemplate") or {}
-    return (template.get("metadata") or {}).get("annotations") or {}
-
-
 def deployment_strategy(ctx: ComponentContext) -> dict[str, Any]:
-    """Rolling update 25%/25% unless annotated; only the exact value ``Recreate`` recreates."""
-    if _template_annotations(ctx).get(KUBE_ANNOTATION_DEPLOYMENT_STRATEGY) == DEPLOYMENT_STRATEGY_RECREATE:
+    """Rolling update 25%/25% unless annotated; only the exact value ``Recreate`` recreates.
+
+    The strategy is read from ``getResourceAnnotations`` (a v1alpha1 component's preserved
+    annotations under the pod-template ones), surge and unavailable from ``GetDCDKubeAnnotations``
+    (the same layers); ERRATA 1 item 3.
+    """
+    if ctx.resource_annotations.get(KUBE_ANNOTATION_DEPLOYMENT_STRATEGY) == DEPLOYMENT_STRATEGY_RECREATE:
         return {"type": DEPLOYMENT_STRATEGY_RECREATE}
     annotations = ctx.kube_annotations
     surge = annotations.get(KUBE_ANNOTATION_DEPLOYMENT_ROLLING_UPDATE_MAX_SURGE) or ""

@@ -14,9 +14,9 @@ from dynamo_pulumi.api.conversion import preserved_alpha_spec
 from dynamo_pulumi.constants import DEFAULT_INGRESS_SUFFIX, DYNAMO_SERVICE_PORT, ISTIO_NETWORKING_API_VERSION
 from dynamo_pulumi.naming import normalize_kube_resource_name
 from dynamo_pulumi.platform import IngressConfig
+from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import ComponentContext
-from dynamo_pulumi.render.pod import metadata as pod_metadata
 
 INGRESS_API_VERSION = "networking.k8s.io/v1"
 INGRESS_KIND = "Ingress"
@@ -122,7 +122,7 @@ def component_ingress_spec(ctx: ComponentContext) -> IngressSpec | None:
     preserved = preserved_ingress_spec(ctx)
     if preserved is not None:
         return preserved
-    parent = ctx.graph_name or pod_metadata.graph_name_of(ctx.dcd)
+    parent = ctx.graph_name or dcd_identity.graph_name_of(ctx.dcd)
     if not ctx.is_frontend or not parent:
         return None
     return default_ingress_spec(parent, ctx.platform.ingress)

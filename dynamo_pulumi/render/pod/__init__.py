@@ -27,6 +27,7 @@ from dynamo_pulumi.api import pods
 from dynamo_pulumi.constants import (
     DEFAULT_SECURITY_CONTEXT_FS_GROUP,
     DEFAULT_SERVICE_ACCOUNT_NAME,
+    DISCOVERY_BACKEND_KUBERNETES,
     KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE,
     MAIN_CONTAINER_NAME,
     ROLE_MAIN,
@@ -35,6 +36,7 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import discovery_service_account_name
+from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.pod import failover, gms, metadata, sidecars, volumes
 from dynamo_pulumi.render.pod.defaults import DefaultsContext, defaults_for
@@ -76,7 +78,7 @@ def parent_name(ctx: ComponentRenderContext) -> str:
 def component_type(ctx: ComponentRenderContext) -> str:
     """The type the pod is rendered as: legacy-preserving on the component pathway."""
     if ctx.pathway == WORKLOAD_PROVIDER_COMPONENT:
-        return metadata.workload_component_type(ctx.dcd)
+        return dcd_identity.workload_component_type(ctx.dcd)
     return ctx.dcd.spec.type or ""
 
 
@@ -101,7 +103,7 @@ def defaults_context(ctx: ComponentRenderContext) -> DefaultsContext:
     """The operator's ``ComponentContext`` for the pod's main (or runtime) container."""
     spec = ctx.dcd.spec
     ctype = component_type(ctx)
-    worker_hash = metadata.effective_worker_hash(ctx.dcd, ctx.worker_hash) if ctype in WORKER_COMPONENT_TYPES else ""
+    worker_hash = dcd_identity.effective_worker_hash(ctx.dcd, ctx.worker_hash) if ctype in WORKER_COMPONENT_TYPES else ""
     return DefaultsContext(
         dynamo_namespace=ctx.dynamo_namespace,
         component_type=ctype,
@@ -132,11 +134,12 @@ def _backend_input(ctx: ComponentRenderContext, annotations: dict[str, Any], cac
         dgd_name=parent_name(ctx),
         namespace=ctx.namespace,
         number_of_nodes=ctx.dcd.spec.number_of_nodes,
-        component_name=metadata.dcd_component_name(ctx.dcd),
+        component_name=dcd_identity.dcd_component_name(ctx.dcd),
         annotations=annotations,
         compilation_cache_mount_path=cache_path,
         platform=ctx.platform,
         wiring=ctx.multinode_wiring,
+        dra=ctx.dra,
     )
 
 
@@ -165,7 +168,7 @@ def _apply_intra_pod_features(pod: dict[str, Any], ctx: ComponentRenderContext) 
     memory service (DRA claim + ``gms-server`` sidecar), then intra-pod failover (two engine
     containers). No-ops for components without those blocks or with the inter-pod layout."""
     spec = ctx.dcd.spec
-    gms.apply_intra_pod_gms(pod, spec, parent_name(ctx), metadata.dcd_component_name(ctx.dcd))
+    gms.apply_intra_pod_gms(pod, spec, parent_name(ctx), dcd_identity.dcd_component_name(ctx.dcd))
     if failover.is_intra_pod_failover(spec):
         failover.build_intra_pod_failover(pod, spec.number_of_nodes, ctx.backend_framework)
 
@@ -179,7 +182,7 @@ def _refuse_checkpoint(ctx: ComponentRenderContext) -> None:
         return
     if checkpoint is not None and checkpoint.enabled:
         raise RenderError(
-            f'component "{metadata.dcd_component_name(ctx.dcd)}" uses experimental.checkpoint: its pod depends on '
+            f'component "{dcd_identity.dcd_component_name(ctx.dcd)}" uses experimental.checkpoint: its pod depends on '
             "checkpoint state in the cluster, which offline rendering cannot read",
             "spec.experimental.checkpoint",
         )
@@ -214,7 +217,7 @@ def _apply_pod_defaults(pod: dict[str, Any], ctx: ComponentRenderContext, user_s
     if user_spec.get("securityContext") is None:
         security = pod.setdefault("securityContext", {})
         security.setdefault("fsGroup", DEFAULT_SECURITY_CONTEXT_FS_GROUP)
-    if metadata.k8s_discovery_enabled(ctx) and not pod.get("serviceAccountName"):
+    if ctx.discovery_backend == DISCOVERY_BACKEND_KUBERNETES and not pod.get("serviceAccountName"):
         pod["serviceAccountName"] = discovery_service_account_name(parent_name(ctx))
     cache = ctx.dcd.spec.compilation_cache
     if cache is not None:
@@ -298,7 +301,8 @@ def build_pod_template(ctx: ComponentRenderContext) -> dict[str, Any]:
     """
     ctx = for_role(ctx)
     annotations = metadata.dcd_kube_annotations(ctx.dcd)
-    labels = metadata.pod_template_labels(ctx, annotations)
+    computed = dcd_identity.computed_dynamo_namespace(ctx.dcd, ctx.namespace)
+    labels = metadata.pod_template_labels(ctx, annotations, computed)
     spec = build_pod_spec(ctx)
     if ctx.role != ROLE_MAIN and ctx.pathway == WORKLOAD_PROVIDER_COMPONENT:
         _check_multinode_main(spec)

@@ -9,7 +9,7 @@ port and per-engine env; vLLM also gets per-engine NIXL/KV-event ports and a sta
 Inter-pod failover (hot spares as pods) exists only on Grove: the layout lives in
 :mod:`dynamo_pulumi.render.grove.roles` (engine cliques with ``1 + numShadows`` replicas),
 :mod:`dynamo_pulumi.render.grove.gms` (engine env, ``restartPolicy: Never``) and
-:mod:`dynamo_pulumi.render.grove.metadata` (engine-group label); the vLLM backend adds the
+:mod:`dynamo_pulumi.render.pod.metadata` (engine-group label); the vLLM backend adds the
 shadow-mode switch.
 """
 

@@ -1,0 +1,36 @@
+"""``dynamo-pulumi status FILE``: the graph's readiness table, read once, without waiting.
+
+Works for a graph deployed by any means (Pulumi, ``kubectl apply`` of ``render``, Argo CD, or
+the operator with ``--mode operator``). Exit 0 when every graph in the file is ready, 1 when one
+is not; an unreachable cluster, a bad kubeconfig or a missing CRD is a one-line error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dynamo_pulumi.cli.cluster_common import add_cluster_arguments, open_api, print_table, wait_requests
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "status", help="print the readiness of a deployed graph once", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_cluster_arguments(parser, with_timeout=False)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dynamo_pulumi.cluster.waiter import Waiter
+
+    requests = wait_requests(args)  # bad input is refused before any cluster call
+    api = open_api(args)
+    all_ready = True
+    for request in requests:
+        waiter = Waiter(api, request)
+        status = waiter.status()
+        print_table(request, status, waiter.reasons(status))
+        all_ready = all_ready and status.is_ready
+    return 0 if all_ready else 1

@@ -1,0 +1,42 @@
+"""``dynamo-pulumi wait FILE``: block until the deployed graph serves, printing progress.
+
+Watches the graph's workloads (``--mode render``, the default: what ``pulumi up`` or
+``kubectl apply`` of ``render`` created) or its DGD/DCD custom resource (``--mode operator``)
+and prints one line per component whose state changes: ready/desired and why not. Exit 0 when
+ready; exit 1 on timeout (``--timeout``, default 60m) or when the operator reports ``failed``,
+with one line per unready component and the reason read from its pods and events. An
+unreachable cluster, a bad kubeconfig, RBAC refusal or a missing CRD is a one-line error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dynamo_pulumi.cli.cluster_common import add_cluster_arguments, open_api, wait_requests
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "wait", help="wait until a deployed graph is ready", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_cluster_arguments(parser, with_timeout=True)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dynamo_pulumi.cluster.waiter import Waiter
+
+    requests = wait_requests(args)  # bad input is refused before any cluster call
+    api = open_api(args)
+    for request in requests:
+
+        def progress(line: str, label: str = request.label) -> None:
+            print(f"{label}: {line}", flush=True)
+
+        status = Waiter(api, request, progress).wait()
+        print(f"{request.label} is ready ({status.ready.reason})", flush=True)
+    return 0
+
+

@@ -1,0 +1,110 @@
+"""How to reach the cluster: an explicit kubeconfig or context, else what pulumi-kubernetes uses.
+
+pulumi-kubernetes resolves its connection from provider arguments, then stack config
+(``kubernetes:kubeconfig``, ``kubernetes:context``), then ``$KUBECONFIG``, then
+``~/.kube/config``, then the in-cluster service account. The readiness resource must talk to the
+same cluster; the program side reads the stack config (:func:`ambient_kubeconfig`) and passes
+it as a (secret) input, the provider process resolves the rest the same way here.
+
+A :class:`Connection` is plain data (picklable, printable without secrets); the official
+client's ``ApiClient`` is built from it only when needed, inside the process that talks to the
+cluster, and never kept on a provider instance. Every failure to build it is a one-line
+:class:`ClusterError`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dynamo_pulumi.cluster.errors import ClusterError
+
+#: Seconds a single non-watch request may take before it counts as a failure.
+REQUEST_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Where the cluster is. ``kubeconfig`` is the file's *contents* or a path to it."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+
+    def __repr__(self) -> str:  # never print a kubeconfig (it holds credentials)
+        shown = "<given>" if self.kubeconfig else None
+        return f"Connection(kubeconfig={shown}, context={self.context!r})"
+
+
+def _as_config_dict(kubeconfig: str) -> dict[str, Any] | None:
+    """The kubeconfig document when ``kubeconfig`` is contents (YAML/JSON), None when a path."""
+    if "\n" not in kubeconfig and not kubeconfig.lstrip().startswith("{"):
+        return None
+    try:
+        loaded = yaml.safe_load(kubeconfig)
+    except yaml.YAMLError as exc:
+        raise ClusterError(f"kubeconfig is not valid YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(loaded, dict) or "clusters" not in loaded:
+        raise ClusterError("kubeconfig has no 'clusters' entry")
+    return loaded
+
+
+def _from_kubeconfig(connection: Connection) -> Any:
+    from kubernetes import config
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        if connection.kubeconfig:
+            document = _as_config_dict(connection.kubeconfig)
+            if document is not None:
+                return config.new_client_from_config_dict(document, context=connection.context)
+            path = Path(connection.kubeconfig).expanduser()
+            if not path.is_file():
+                raise ClusterError(f"kubeconfig file {str(path)!r} does not exist")
+            return config.new_client_from_config(str(path), context=connection.context)
+        return config.new_client_from_config(context=connection.context)
+    except ConfigException as exc:
+        raise ClusterError(f"kubeconfig: {exc}") from None
+
+
+def _ambient_file_exists() -> bool:
+    paths = os.environ.get("KUBECONFIG", "")
+    candidates = [p for p in paths.split(os.pathsep) if p] or [str(Path("~/.kube/config").expanduser())]
+    return any(Path(p).expanduser().is_file() for p in candidates)
+
+
+def _in_cluster() -> Any:
+    from kubernetes import client, config
+    from kubernetes.config.config_exception import ConfigException
+
+    configuration = client.Configuration()
+    try:
+        config.load_incluster_config(client_configuration=configuration)
+    except ConfigException:
+        raise ClusterError(
+            "no cluster connection: give a kubeconfig or context, set KUBECONFIG or the stack config "
+            "kubernetes:kubeconfig, or run inside a cluster"
+        ) from None
+    return client.ApiClient(configuration)
+
+
+def api_client(connection: Connection) -> Any:
+    """An official-client ``ApiClient`` for ``connection`` (``Any``: the client is untyped)."""
+    if connection.kubeconfig or connection.context or _ambient_file_exists():
+        return _from_kubeconfig(connection)
+    return _in_cluster()
+
+
+def ambient_kubeconfig() -> tuple[str | None, str | None]:
+    """The stack config pulumi-kubernetes reads (``kubernetes:kubeconfig``, ``kubernetes:context``).
+
+    Called in the Pulumi program, where config is available (the dynamic provider process has
+    no stack config). Either may be None; the provider then falls back to the environment.
+    """
+    import pulumi
+
+    config = pulumi.Config("kubernetes")
+    return config.get("kubeconfig"), config.get("context")

@@ -1,0 +1,137 @@
+"""The readiness dynamic provider: ``pulumi up`` returns only when the graph serves.
+
+Pulumi's dynamic-provider host (``python -m pulumi.dynamic``) unpickles this class *by
+reference* (module + class name), so it lives in an importable module and keeps no state: every
+method rebuilds what it needs from its inputs, and the Kubernetes client is created inside
+``create``/``update``/``read`` only, never kept on the instance (a live client cannot be
+pickled, and credentials must come from inputs). Module path, class name and input names are a
+contract with saved stack states: renaming any of them breaks existing stacks.
+
+Lifecycle (readiness-lifecycle B4):
+
+* ``check`` refuses malformed inputs field by field (a CheckFailure names the input);
+* ``diff`` never calls the cluster (it runs in ``pulumi preview``). Any change of what is
+  watched or of its ``revision`` is an update; only a change of identity (namespace, graph
+  name, kind, mode) replaces. The connection and timeout alone never trigger a wait;
+* ``create``/``update`` wait (unless ``wait`` is false) and return the status outputs; a
+  timeout or failure raises with one line per unready component. The engine's custom
+  timeouts never reach a dynamic provider, so ``timeout_seconds`` is the deadline;
+* ``read`` (``pulumi refresh``) reads the status once, without waiting;
+* ``delete`` deletes nothing: the readiness resource owns no cluster object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from pulumi.dynamic import (
+    CheckFailure,
+    CheckResult,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    ResourceProvider,
+    UpdateResult,
+)
+
+from dynamo_pulumi.readiness.status import GraphStatus
+from dynamo_pulumi.readiness.targets import DCD_KIND, DGD_KIND, MODES, WaitRequest, WatchTarget
+
+#: Inputs whose change replaces the readiness resource (it then watches a different graph).
+IDENTITY_INPUTS: Final = ("namespace", "graph", "kind", "mode")
+#: Inputs whose change means "something else is deployed now": wait again.
+WATCHED_INPUTS: Final = ("targets", "revision", "pod_selector", "expansion", "predicted", "wait")
+#: Every input the resource takes (see :class:`dynamo_pulumi.resources.readiness.ReadinessArgs`).
+INPUTS: Final = (*IDENTITY_INPUTS, *WATCHED_INPUTS, "timeout_seconds", "kubeconfig", "context")
+#: Status outputs (mirroring the DGD status the operator writes) and the drift report.
+OUTPUTS: Final = ("state", "ready", "components", "drift")
+#: Outputs when waiting is switched off: nothing was observed.
+NOT_WAITED: Final = {"state": "", "ready": {}, "components": {}, "drift": []}
+#: What the engine sends for a value not known during preview (pulumi/pulumi#6310).
+UNKNOWN: Final = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+def wait_request(props: Mapping[str, Any]) -> WaitRequest:
+    """The waiter's request from the resource's inputs."""
+    return WaitRequest(
+        mode=props.get("mode") or "render",
+        kind=str(props.get("kind") or DGD_KIND),
+        graph=str(props["graph"]),
+        namespace=str(props["namespace"]),
+        targets=tuple(WatchTarget.from_input(t) for t in props.get("targets") or ()),
+        timeout_seconds=float(props.get("timeout_seconds") or 3600),
+        pod_selector=str(props.get("pod_selector") or ""),
+    )
+
+
+def _check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
+    failures = []
+    if news.get("mode") not in (*MODES, UNKNOWN):
+        failures.append(CheckFailure("mode", f"must be one of {', '.join(MODES)}, not {news.get('mode')!r}"))
+    if news.get("kind") not in (DGD_KIND, DCD_KIND, UNKNOWN):
+        failures.append(CheckFailure("kind", f"must be {DGD_KIND} or {DCD_KIND}"))
+    for key in ("graph", "namespace"):
+        if not isinstance(news.get(key), str) or not news.get(key):
+            failures.append(CheckFailure(key, "must be a non-empty string"))
+    timeout = news.get("timeout_seconds")
+    if timeout != UNKNOWN and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
+        failures.append(CheckFailure("timeout_seconds", f"must be a positive number of seconds, not {timeout!r}"))
+    targets = news.get("targets")
+    if targets != UNKNOWN:
+        if not isinstance(targets, list):
+            failures.append(CheckFailure("targets", "must be a list of watch targets"))
+        else:
+            for index, target in enumerate(targets):
+                try:
+                    WatchTarget.from_input(target)
+                except Exception as exc:
+                    failures.append(CheckFailure(f"targets[{index}]", str(exc).splitlines()[0]))
+    return failures
+
+
+class ReadinessProvider(ResourceProvider):
+    """See the module docstring. Stateless: safe to pickle by reference and to share."""
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        return CheckResult(news, _check_failures(news))
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        replaces = [key for key in IDENTITY_INPUTS if olds.get(key) != news.get(key)]
+        changed = [key for key in WATCHED_INPUTS if olds.get(key) != news.get(key)]
+        return DiffResult(changes=bool(replaces or changed), replaces=replaces, delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        request = wait_request(props)
+        return CreateResult(f"{request.namespace}/{request.graph}", {**props, **self._settle(props)})
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        return UpdateResult({**news, **self._settle(news)})
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        from dynamo_pulumi.cluster.session import open_waiter
+
+        waiter = open_waiter(props, wait_request(props))
+        return ReadResult(id_, {**props, **_status_outputs(waiter.status(), props.get("drift") or [])})
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        return None
+
+    def _settle(self, props: Mapping[str, Any]) -> dict[str, Any]:
+        """Wait and return the status outputs; with ``wait`` false, touch no cluster at all
+        (``pulumi refresh`` fills the outputs later)."""
+        import pulumi
+
+        from dynamo_pulumi.cluster.session import drift_after_wait, open_waiter
+
+        if props.get("wait", True) is False:
+            return dict(NOT_WAITED)
+        request = wait_request(props)
+        waiter = open_waiter(props, request, progress=lambda line: pulumi.log.info(f"{request.label}: {line}"))
+        status = waiter.wait()
+        findings = drift_after_wait(waiter, props.get("predicted") or [])
+        return _status_outputs(status, findings)
+
+
+def _status_outputs(status: GraphStatus, drift: list[dict[str, Any]]) -> dict[str, Any]:
+    return {**status.outputs(), "drift": drift}

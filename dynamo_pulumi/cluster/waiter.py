@@ -1,0 +1,201 @@
+"""The one waiter behind the readiness resource and ``dynamo-pulumi wait | status``.
+
+Given a :class:`WaitRequest` (what to watch, how long) and a :class:`ClusterApi`, it lists every
+watched kind once (a missing CRD, RBAC refusal or unreachable server fails here, in one line),
+then starts one :class:`KindWatch` per kind plus one on the graph's pods, and re-judges the graph
+on every change with the pure predicates (:mod:`dynamo_pulumi.readiness.status` in render mode,
+:mod:`dynamo_pulumi.readiness.operator_mode` in operator mode). Each component whose state
+changed gets one progress line. It returns when the graph is ready and raises
+:class:`WaitTimeout` (deadline) or :class:`WaitFailed` (operator state ``failed``) with one line
+per unready component: its ready/desired counts and the reasons read from its pods and events.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
+from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
+from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
+from dynamo_pulumi.readiness.drift import ObjectId, object_id
+from dynamo_pulumi.readiness.operator_mode import operator_status
+from dynamo_pulumi.readiness.reasons import component_problems
+from dynamo_pulumi.readiness.status import ComponentState, GraphStatus, changed_components, render_status
+from dynamo_pulumi.readiness.targets import KUBE_LABEL_DYNAMO_COMPONENT, WaitRequest
+
+POD: Final = ResourceRef("v1", "Pod")
+EVENT: Final = ResourceRef("v1", "Event")
+
+Progress = Callable[[str], None]
+
+
+def _fatal(ref: ResourceRef, namespace: str, failure: ApiFailure) -> ClusterError:
+    """The one-line error for a request that will not succeed by waiting."""
+    if failure.status == 404:
+        return ClusterError(f"{ref} is not served by this cluster: is its CRD (or operator) installed?")
+    if failure.status == 403:
+        return ClusterError(f"forbidden: cannot list {ref.plural} in namespace {namespace!r}: {failure.message}")
+    if failure.status == 401:
+        return ClusterError(f"unauthorized: the API server rejected the credentials: {failure.message}")
+    return ClusterError(failure.message if failure.status == 0 else f"listing {ref.plural}: HTTP {failure.status}: {failure.message}")
+
+
+def format_duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+class Waiter:
+    """Watches one graph. ``clock`` and ``progress`` are injectable for tests and the CLI."""
+
+    def __init__(
+        self, api: ClusterApi, request: WaitRequest, progress: Progress | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.api = api
+        self.request = request
+        self.progress = progress or (lambda line: None)
+        self.clock = clock
+        self.cache = ObjectCache()
+        self._stop = threading.Event()
+        self._watches = [self._watch_of(ref, selector) for ref, selector in self._kinds()]
+
+    # --- what to watch ---------------------------------------------------------------------------
+
+    def _kinds(self) -> list[tuple[ResourceRef, str]]:
+        """(kind, field selector) per watched kind; a lone target is watched by name."""
+        by_kind: dict[ResourceRef, list[str]] = {}
+        for target in self.request.targets:
+            by_kind.setdefault(ResourceRef(target.api_version, target.kind), []).append(target.name)
+        return [(ref, f"metadata.name={names[0]}" if len(names) == 1 else "") for ref, names in by_kind.items()]
+
+    def _watch_of(self, ref: ResourceRef, field_selector: str) -> KindWatch:
+        return KindWatch(self.api, ref, self.request.namespace, self.cache, self._stop, field_selector=field_selector)
+
+    def _pod_watch(self) -> KindWatch:
+        return KindWatch(self.api, POD, self.request.namespace, self.cache, self._stop,
+                         label_selector=self.request.pod_selector)
+
+    # --- judging -----------------------------------------------------------------------------------
+
+    def evaluate(self) -> GraphStatus:
+        if self.request.mode == "operator":
+            target = self.request.targets[0]
+            return operator_status(target.kind, self.cache.get(target.api_version, target.kind, target.namespace, target.name))
+        return render_status(self.request.targets, self.cache)
+
+    def _pods_of(self, component: str) -> list[dict[str, Any]]:
+        pods = self.cache.of_kind(POD.api_version, POD.kind, self.request.namespace)
+        return [p for p in pods if ((p.get("metadata") or {}).get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) == component]
+
+    def why(self, state: ComponentState, events: Sequence[Mapping[str, Any]] = ()) -> str:
+        """Why a component is not ready: its pods' and events' problems, else the verdict's words."""
+        if state.ready:
+            return ""
+        problems = component_problems(self._pods_of(state.component), events, state.names)
+        return "; ".join(problems) or state.result.detail or state.result.message or state.result.reason
+
+    def line(self, state: ComponentState, events: Sequence[Mapping[str, Any]] = ()) -> str:
+        """``decode: 0/2 ready: Unschedulable: 0/4 nodes are available: ...`` (or ``... ready``)."""
+        why = self.why(state, events)
+        return f"{state.summary()}: {why}" if why else state.summary()
+
+    def reasons(self, status: GraphStatus) -> dict[str, str]:
+        """component -> why it is not ready, with events read once (only when explaining)."""
+        events: list[dict[str, Any]] = []
+        if status.not_ready():
+            try:
+                events = list(self.api.list(EVENT, self.request.namespace).get("items") or [])
+            except ApiFailure:
+                events = []  # reasons from pods alone are still worth printing
+        return {state.component: self.why(state, events) for state in status.not_ready()}
+
+    def explain(self, status: GraphStatus) -> list[str]:
+        """One line per unready component (the graph's own message when none is listed)."""
+        reasons = self.reasons(status)
+        lines = [
+            f"{state.summary()}: {reasons[state.component]}" if reasons[state.component] else state.summary()
+            for state in status.not_ready()
+        ]
+        if not lines and not status.is_ready:
+            lines.append(f"{self.request.graph}: {status.ready.message or status.ready.reason}")
+        return lines
+
+    # --- one shot ----------------------------------------------------------------------------------
+
+    def sync(self) -> None:
+        """List every watched kind once, pods included; failures are one-line ClusterErrors."""
+        for watch in [*self._watches, self._pod_watch()]:
+            try:
+                watch.list_once()
+            except ApiFailure as failure:
+                raise _fatal(watch.ref, self.request.namespace, failure) from None
+
+    def status(self) -> GraphStatus:
+        """The graph's status now, without waiting (``dynamo-pulumi status``, ``pulumi refresh``)."""
+        self.sync()
+        return self.evaluate()
+
+    # --- waiting -----------------------------------------------------------------------------------
+
+    def wait(self) -> GraphStatus:
+        """Block until ready; raise WaitTimeout / WaitFailed / ClusterError otherwise."""
+        deadline = self.clock() + self.request.timeout_seconds
+        watches = [*self._watches, self._pod_watch()]
+        for watch in watches:
+            try:
+                watch.version = watch.list_once()
+            except ApiFailure as failure:
+                raise _fatal(watch.ref, self.request.namespace, failure) from None
+        for watch in watches:
+            watch.start()
+        try:
+            return self._loop(deadline, watches)
+        finally:
+            for watch in watches:
+                watch.close()
+            for watch in watches:
+                watch.join(1.0)
+
+    def _loop(self, deadline: float, watches: Iterable[KindWatch]) -> GraphStatus:
+        previous: GraphStatus | None = None
+        with self.cache.changed:
+            while True:
+                seen = self.cache.version
+                status = self.evaluate()
+                for state in changed_components(previous, status):
+                    self.progress(self.line(state))
+                previous = status
+                if status.is_ready:
+                    return status
+                if status.terminal:
+                    raise WaitFailed(self._report(f"failed: {status.terminal}", status))
+                for watch in watches:
+                    if watch.fatal is not None:
+                        raise _fatal(watch.ref, self.request.namespace, watch.fatal)
+                remaining = deadline - self.clock()
+                if remaining <= 0:
+                    raise WaitTimeout(self._report(
+                        f"not ready after {format_duration(self.request.timeout_seconds)}", status))
+                if self.cache.version == seen:
+                    self.cache.changed.wait(timeout=min(remaining, 60.0))
+
+    def _report(self, headline: str, status: GraphStatus) -> str:
+        lines = self.explain(status)
+        return f"{self.request.label} {headline}:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def read_objects(api: ClusterApi, objects: Iterable[Mapping[str, Any]], namespace: str) -> dict[ObjectId, dict[str, Any] | None]:
+    """GET each object (by apiVersion, kind, name) for the drift report; None when absent."""
+    found: dict[ObjectId, dict[str, Any] | None] = {}
+    for obj in objects:
+        key = object_id(obj)
+        ns = str((obj.get("metadata") or {}).get("namespace") or namespace)
+        try:
+            found[key] = api.get(ResourceRef(key[0], key[1]), ns, key[2])
+        except ApiFailure as failure:
+            raise _fatal(ResourceRef(key[0], key[1]), ns, failure) from None
+    return found

@@ -1,0 +1,104 @@
+"""The two deployment modes, and what only operator mode can deploy.
+
+* ``render`` (the default): the graph is expanded in Python and the rendered objects are created;
+  no DynamoGraphDeployment or DynamoComponentDeployment custom resource exists in the cluster.
+* ``operator``: the DGD/DCD custom resource itself is created (``nvidia.com/v1beta1``, the spec as
+  the user wrote it) and an installed Dynamo operator expands it; the expansion is predicted in
+  Python for preview and drift, never registered.
+
+Some features need the operator's own objects or controllers, so render mode refuses them with an
+error that names operator mode (``dynamo-pulumi render`` still prints what the operator would make):
+
+* a planner that scales through the Kubernetes API (its default connector): it reads and patches
+  the DGD or its scaling adapters (:mod:`dynamo_pulumi.planner_connector`);
+* an LPX component: the LPX controller builds it from the operator's build registry;
+* a checkpoint (``experimental.checkpoint.enabled``): the operator creates the DynamoCheckpoint and
+  its job, and the Snapshot operator takes and restores it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden
+from dynamo_pulumi.planner_connector import planner_connector
+
+Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+Mode = Literal["render", "operator"]
+MODES: tuple[Mode, ...] = ("render", "operator")
+DEFAULT_MODE: Mode = "render"
+
+COMPONENT_TYPE_PLANNER = "planner"
+COMPONENT_TYPE_LPX = "lpx"
+USE_OPERATOR_MODE = 'deploy it with mode="operator" (CLI: --mode operator) on a cluster running the Dynamo operator'
+
+
+def check_mode(value: object) -> Mode:
+    """``value`` as a Mode, or an InputError naming the choices."""
+    if value in MODES:
+        return value  # type: ignore[return-value]
+    raise InputError(f"mode must be one of {', '.join(repr(m) for m in MODES)}, not {value!r}")
+
+
+def _planner_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
+    if comp.type != COMPONENT_TYPE_PLANNER:
+        return []
+    connector = planner_connector(comp.pod_template)
+    if not connector.uses_kubernetes_api:
+        return []
+    what = "a GlobalPlanner" if connector.global_planner else (
+        f'a planner with environment "{connector.environment}" ({connector.source})'
+    )
+    return [
+        forbidden(
+            path.child("podTemplate"),
+            f"{what} scales through the Kubernetes API: it reads and patches the DynamoGraphDeployment "
+            f"and its scaling adapters, which render mode never creates; {USE_OPERATOR_MODE}",
+        )
+    ]
+
+
+def _lpx_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
+    if comp.type != COMPONENT_TYPE_LPX and comp.lpx is None:
+        return []
+    return [
+        forbidden(
+            path.child("type" if comp.type == COMPONENT_TYPE_LPX else "lpx"),
+            "an LPX component is built by the operator's LPX controller from its build registry, "
+            f"which render mode cannot reach; {USE_OPERATOR_MODE}",
+        )
+    ]
+
+
+def _checkpoint_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
+    checkpoint = comp.checkpoint
+    if checkpoint is None or not checkpoint.enabled:
+        return []
+    return [
+        forbidden(
+            path.child("experimental", "checkpoint", "enabled"),
+            "a checkpoint restore needs the operator (it creates the DynamoCheckpoint and its job) and "
+            f"the Snapshot operator; render mode has neither; {USE_OPERATOR_MODE}",
+        )
+    ]
+
+
+def operator_only_errors(graph: object) -> list[FieldError]:
+    """Why render mode cannot deploy ``graph`` (empty when it can, and for other kinds such as a
+    scaling adapter), one error per feature."""
+    if isinstance(graph, DynamoGraphDeployment):
+        entries: list[tuple[ComponentSpecFields, Path]] = [
+            (comp, Path("spec", "components").index(i)) for i, comp in enumerate(graph.components)
+        ]
+    elif isinstance(graph, DynamoComponentDeployment):
+        entries = [(graph.spec, Path("spec"))]
+    else:
+        return []
+    errors: list[FieldError] = []
+    for comp, path in entries:
+        errors += _planner_errors(comp, path)
+        errors += _lpx_errors(comp, path)
+        errors += _checkpoint_errors(comp, path)
+    return errors

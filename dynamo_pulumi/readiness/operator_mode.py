@@ -1,0 +1,134 @@
+"""Readiness of a graph the operator expands: read from the DGD (or DCD) custom resource itself.
+
+In operator mode we create the custom resource and the operator creates the children, so the
+operator's own status is the verdict (readiness-lifecycle A1, A4 "practical readiness
+predicate"): for a DynamoGraphDeployment, the controller has observed the current generation,
+the ``Ready`` condition is True (and, when it carries ``observedGeneration``, describes this
+generation), ``status.state`` is ``successful``, and no worker rolling update is Pending or
+InProgress. For a standalone DynamoComponentDeployment: observed generation caught up and
+``Available=True``. A stale status describes an older spec and can never count as ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, optional_int_at
+from dynamo_pulumi.readiness.result import (
+    RESOURCE_NOT_FOUND_MESSAGE,
+    ROLLING_UPDATE_IN_PROGRESS,
+    SOME_RESOURCES_ARE_NOT_READY,
+    ReadinessResult,
+    spec_not_yet_processed,
+)
+from dynamo_pulumi.readiness.status import (
+    READY_CONDITION,
+    STATE_FAILED,
+    STATE_PENDING,
+    STATE_SUCCESSFUL,
+    ComponentState,
+    GraphStatus,
+)
+from dynamo_pulumi.readiness.targets import DCD_KIND
+from dynamo_pulumi.readiness.workloads import dcd_ready
+
+#: ``status.rollingUpdate.phase`` values during which the graph is not ready.
+ROLLOUT_ACTIVE_PHASES: Final = frozenset({"Pending", "InProgress"})
+INITIALIZING: Final = "initializing"
+
+
+def _stale(cr: Mapping[str, Any]) -> ReadinessResult | None:
+    generation = int_at(cr, "metadata", "generation")
+    observed = int_at(cr, "status", "observedGeneration")
+    if observed != generation:
+        return ReadinessResult(False, SOME_RESOURCES_ARE_NOT_READY, spec_not_yet_processed(generation, observed))
+    return None
+
+
+def dgd_ready(dgd: Mapping[str, Any] | None) -> ReadinessResult:
+    """The DGD predicate, worded with the operator's own reason and message when not ready."""
+    if dgd is None:
+        return ReadinessResult(False, SOME_RESOURCES_ARE_NOT_READY, RESOURCE_NOT_FOUND_MESSAGE)
+    stale = _stale(dgd)
+    if stale is not None:
+        return stale
+    condition = find_condition(dgd, READY_CONDITION) or {}
+    reason = str(condition.get("reason", "") or SOME_RESOURCES_ARE_NOT_READY)
+    message = str(condition.get("message", ""))
+    phase = dig(dgd, "status", "rollingUpdate", "phase")
+    if phase in ROLLOUT_ACTIVE_PHASES:
+        return ReadinessResult(False, ROLLING_UPDATE_IN_PROGRESS, message or f"rolling update {phase}")
+    condition_generation = optional_int_at(condition, "observedGeneration")
+    generation = int_at(dgd, "metadata", "generation")
+    if condition_generation is not None and condition_generation != generation:
+        return ReadinessResult(
+            False, SOME_RESOURCES_ARE_NOT_READY, spec_not_yet_processed(generation, condition_generation)
+        )
+    if condition.get("status") != "True":
+        return ReadinessResult(False, reason, message or "Ready condition is not True")
+    state = dig(dgd, "status", "state")
+    if state != STATE_SUCCESSFUL:
+        return ReadinessResult(False, reason, f"state is {state or INITIALIZING!s}")
+    return ReadinessResult(True, reason, message)
+
+
+def _desired(cr: Mapping[str, Any] | None, component: str) -> int | None:
+    """``replicas`` of the component in the CR's spec (default 1), None when it is not listed."""
+    if dig(cr, "kind") == DCD_KIND:
+        return int_at(cr, "spec", "replicas", default=1)
+    for entry in dig(cr, "spec", "components") or []:
+        if isinstance(entry, Mapping) and entry.get("name") == component:
+            value = entry.get("replicas")
+            return 1 if value is None else int(value)
+    return None
+
+
+def _component_states(
+    cr: Mapping[str, Any] | None, statuses: Mapping[str, Any], verdict: ReadinessResult
+) -> tuple[ComponentState, ...]:
+    """``status.components`` as component states. A component is ready when the graph is, or when
+    its desired replicas are all updated and ready (available for a scaling group); a not-ready one
+    carries the graph's reason and message, the operator's own words."""
+    states = []
+    for name in sorted(statuses):
+        entry = statuses[name] or {}
+        replicas = int(entry.get("replicas") or 0)
+        desired = _desired(cr, name)
+        desired = replicas if desired is None else desired
+        ready = verdict.ready or _components_ready(entry, desired)
+        states.append(
+            ComponentState(
+                component=name,
+                kind=str(entry.get("componentKind", "")),
+                names=tuple(entry.get("componentNames") or ()),
+                desired=desired,
+                replicas=replicas,
+                updated=int(entry.get("updatedReplicas") or 0),
+                ready_replicas=optional_int_at(entry, "readyReplicas"),
+                available=optional_int_at(entry, "availableReplicas"),
+                result=ReadinessResult(True, "", "") if ready else verdict,
+            )
+        )
+    return tuple(states)
+
+
+def _components_ready(entry: Mapping[str, Any], desired: int) -> bool:
+    counted = entry.get("readyReplicas", entry.get("availableReplicas"))
+    replicas = int(entry.get("replicas") or 0)
+    return replicas == desired and int(entry.get("updatedReplicas") or 0) >= desired and int(counted or 0) >= desired
+def operator_status(kind: str, cr: Mapping[str, Any] | None) -> GraphStatus:
+    """The graph status read off the custom resource (``kind`` is DGD or DCD)."""
+    if kind == DCD_KIND:
+        verdict = dcd_ready(cr)
+        entries = {str(dig(cr, "spec", "name") or dig(cr, "metadata", "name") or ""): dig(cr, "status", "component")}
+        entries = {k: v for k, v in entries.items() if isinstance(v, Mapping)}
+        state = STATE_SUCCESSFUL if verdict.ready else STATE_PENDING
+        terminal = ""
+    else:
+        verdict = dgd_ready(cr)
+        entries = dig(cr, "status", "components") or {}
+        state = str(dig(cr, "status", "state") or (INITIALIZING if cr is not None else STATE_PENDING))
+        terminal = verdict.message if state == STATE_FAILED and _stale(cr or {}) is None and cr else ""
+    components = _component_states(cr, entries, verdict)
+    return GraphStatus(state=state, ready=verdict, components=components, terminal=terminal)

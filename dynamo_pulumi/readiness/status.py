@@ -1,0 +1,257 @@
+"""The graph's status as the operator would write it, computed from live workloads.
+
+A DynamoGraphDeployment deployed by the operator carries ``status.state``, a ``Ready``
+condition and ``status.components[name]`` (readiness-lifecycle A1, A4). When we deploy the
+operator's output ourselves (render mode) nobody writes that status, so the readiness resource
+computes the same block from the same facts and exposes it as its outputs; ``dynamo-pulumi
+status`` prints it. Pure: live objects come through an :class:`ObjectReader`.
+
+One stricter rule than the operator: a LeaderWorkerSet counts as ready only once every desired
+group runs the current template (``updatedReplicas``) and its ``Available`` condition, when it
+records ``observedGeneration``, describes the current generation. The operator's own LWS check
+has neither (ERRATA 3), so during a rollout it reports ready on the old groups; a waiter that
+returned then would let Pulumi delete the old generation before the new one serves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from dynamo_pulumi.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
+from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, optional_int_at
+from dynamo_pulumi.readiness.graph import LWS_NAME_SUFFIX, ResourceReadiness, aggregate
+from dynamo_pulumi.readiness.grove import (
+    GroveComponent,
+    GroveComponentReadiness,
+    accepted_pcs_revision,
+    child_completed_revision,
+    child_ready,
+    pod_clique_set_ready,
+)
+from dynamo_pulumi.readiness.readers import ObjectReader
+from dynamo_pulumi.readiness.result import UPDATING, ReadinessResult, spec_not_yet_processed
+from dynamo_pulumi.readiness.targets import WatchTarget
+from dynamo_pulumi.readiness.workloads import deployment_ready, leader_worker_set_ready, workload_as_dcd
+
+READY_CONDITION: Final = "Ready"
+STATE_SUCCESSFUL: Final = "successful"
+STATE_PENDING: Final = "pending"
+STATE_FAILED: Final = "failed"
+
+
+@dataclass(frozen=True)
+class ComponentState:
+    """One component's replica counts and verdict (the operator's ``ComponentReplicaStatus``)."""
+
+    component: str
+    kind: str
+    names: tuple[str, ...]
+    desired: int
+    replicas: int
+    updated: int
+    ready_replicas: int | None
+    available: int | None
+    result: ReadinessResult
+
+    @property
+    def ready(self) -> bool:
+        return self.result.ready
+
+    @property
+    def serving(self) -> int:
+        """Ready replicas where the kind reports them, else available ones (PCSG)."""
+        if self.ready_replicas is not None:
+            return self.ready_replicas
+        return self.available or 0
+
+    def as_status(self) -> dict[str, Any]:
+        """The ``status.components[name]`` entry, with the operator's field names."""
+        status: dict[str, Any] = {
+            "componentKind": self.kind,
+            "componentNames": list(self.names),
+            "replicas": self.replicas,
+            "updatedReplicas": self.updated,
+        }
+        if self.ready_replicas is not None:
+            status["readyReplicas"] = self.ready_replicas
+        if self.available is not None:
+            status["availableReplicas"] = self.available
+        return status
+
+    def summary(self) -> str:
+        """``decode: 1/2 ready`` (the counts a progress line starts with)."""
+        return f"{self.component}: {self.serving}/{self.desired} ready"
+
+
+@dataclass(frozen=True)
+class GraphStatus:
+    """``status.state``, the ``Ready`` condition and per-component states."""
+
+    state: str
+    ready: ReadinessResult
+    components: tuple[ComponentState, ...] = ()
+    #: Set when waiting cannot succeed whatever happens next (operator state ``failed``).
+    terminal: str = ""
+
+    @property
+    def is_ready(self) -> bool:
+        return self.ready.ready
+
+    def ready_condition(self) -> dict[str, str]:
+        return {
+            "type": READY_CONDITION,
+            "status": "True" if self.ready.ready else "False",
+            "reason": self.ready.reason,
+            "message": self.ready.message,
+        }
+
+    def components_status(self) -> dict[str, dict[str, Any]]:
+        return {c.component: c.as_status() for c in self.components}
+
+    def not_ready(self) -> list[ComponentState]:
+        return [c for c in self.components if not c.ready]
+
+    def outputs(self) -> dict[str, Any]:
+        """The readiness resource's status outputs (everything but ``drift``)."""
+        return {"state": self.state, "ready": self.ready_condition(), "components": self.components_status()}
+
+
+@dataclass
+class _Counts:
+    desired: int = 0
+    replicas: int = 0
+    updated: int = 0
+    ready: int | None = None
+    available: int | None = None
+    names: list[str] = field(default_factory=list)
+
+
+def lws_rollout_gap(lws: Mapping[str, Any] | None) -> str:
+    """Why a LeaderWorkerSet the operator calls ready is still rolling out ("" when it is not)."""
+    if lws is None:
+        return ""
+    desired = int_at(lws, "spec", "replicas", default=1)
+    if desired == 0:
+        return ""
+    updated = int_at(lws, "status", "updatedReplicas")
+    if updated < desired:
+        return f"updatedReplicas={updated} < desired={desired}"
+    condition = find_condition(lws, "Available")
+    observed = optional_int_at(condition, "observedGeneration") if condition is not None else None
+    generation = int_at(lws, "metadata", "generation")
+    if observed is not None and observed < generation:
+        return f"Available describes generation {observed} < {generation}"
+    return ""
+
+
+def grove_revision_gap(pcs: Mapping[str, Any] | None, child: Mapping[str, Any] | None) -> str:
+    """Why a Grove child the operator calls ready still runs an older PodCliqueSet spec ("" if not).
+
+    Right after an in-place PodCliqueSet update its children still describe the previous spec
+    and look ready; the operator tells them apart by revision (ERRATA 3.8-3.9): the PCS must have
+    observed its generation, and each child must report the accepted revision hash, with every
+    replica updated and no update in progress. A Grove that publishes no revision hashes is judged
+    on generations alone.
+    """
+    if pcs is None:
+        return "PodCliqueSet not found"
+    generation = int_at(pcs, "metadata", "generation")
+    observed = optional_int_at(pcs, "status", "observedGeneration")
+    if observed is None or observed != generation:
+        return f"PodCliqueSet {spec_not_yet_processed(generation, observed or 0)}"
+    accepted = accepted_pcs_revision(pcs)
+    if accepted is None or dig(child, "status", "currentPodCliqueSetGenerationHash") is None:
+        return ""
+    if not child_completed_revision(child, accepted):
+        return f"rolling out PodCliqueSet revision {accepted}"
+    return ""
+
+
+def _workload_verdict(target: WatchTarget, live: Mapping[str, Any] | None) -> ReadinessResult:
+    if target.kind == "Deployment":
+        return workload_as_dcd(deployment_ready(live))
+    verdict = workload_as_dcd(leader_worker_set_ready(live))
+    gap = lws_rollout_gap(live) if verdict.ready else ""
+    if gap:
+        message = f"performing rolling update: {gap}"
+        return ReadinessResult(False, UPDATING, message, message)
+    return verdict
+
+
+def _counts(target: WatchTarget, live: Mapping[str, Any] | None) -> _Counts:
+    default_desired = 0 if target.kind in (POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND) else 1
+    counts = _Counts(
+        desired=int_at(live, "spec", "replicas", default=default_desired) if live else default_desired,
+        replicas=int_at(live, "status", "replicas"),
+        updated=int_at(live, "status", "updatedReplicas"),
+        names=[target.name],
+    )
+    if target.kind != POD_CLIQUE_SCALING_GROUP_KIND:
+        counts.ready = int_at(live, "status", "readyReplicas")
+    if target.kind in ("Deployment", POD_CLIQUE_SCALING_GROUP_KIND):
+        counts.available = int_at(live, "status", "availableReplicas")
+    return counts
+
+
+def _component_state(target: WatchTarget, live: Mapping[str, Any] | None, verdict: ReadinessResult) -> ComponentState:
+    counts = _counts(target, live)
+    return ComponentState(
+        component=target.component or target.name,
+        kind=target.kind,
+        names=tuple(counts.names),
+        desired=counts.desired,
+        replicas=counts.replicas,
+        updated=counts.updated,
+        ready_replicas=counts.ready,
+        available=counts.available,
+        result=verdict,
+    )
+
+
+def _aggregation_name(target: WatchTarget) -> str:
+    if target.kind == "LeaderWorkerSet" and target.group.endswith(LWS_NAME_SUFFIX):
+        return target.group[: -len(LWS_NAME_SUFFIX)]
+    return target.group or target.name
+
+
+def render_status(targets: Sequence[WatchTarget], reader: ObjectReader) -> GraphStatus:
+    """The DGD status for rendered workloads, judged on their live objects (render mode)."""
+    components: list[ComponentState] = []
+    resources: list[ResourceReadiness] = []
+    grove: dict[str, list[GroveComponentReadiness]] = {}
+    sets = {
+        t.group: reader.get(t.api_version, t.kind, t.namespace, t.name) for t in targets if t.kind == POD_CLIQUE_SET_KIND
+    }
+    for target in targets:
+        if target.kind == POD_CLIQUE_SET_KIND:
+            continue
+        live = reader.get(target.api_version, target.kind, target.namespace, target.name)
+        if target.kind in (POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND):
+            verdict = child_ready(target.kind, live)
+            gap = grove_revision_gap(sets[target.group], live) if verdict.ready and target.group in sets else ""
+            if gap:
+                verdict = ReadinessResult(False, UPDATING, gap, gap)
+            child = GroveComponent(component=target.component, kind=target.kind, name=target.name)
+            grove.setdefault(target.group, []).append(GroveComponentReadiness(child, verdict))
+        else:
+            verdict = _workload_verdict(target, live)
+            resources.append(ResourceReadiness(_aggregation_name(target), target.kind, verdict))
+        components.append(_component_state(target, live, verdict))
+    for pcs_name, children in grove.items():
+        resources.append(
+            ResourceReadiness(pcs_name, POD_CLIQUE_SET_KIND, pod_clique_set_ready(children), tuple(children))
+        )
+    verdict = aggregate(resources)
+    state = STATE_SUCCESSFUL if verdict.ready else STATE_PENDING
+    return GraphStatus(state=state, ready=verdict, components=tuple(components))
+
+
+def changed_components(before: GraphStatus | None, after: GraphStatus) -> list[ComponentState]:
+    """Components whose counts or verdict differ from the previous pass (all on the first)."""
+    if before is None:
+        return list(after.components)
+    previous = {c.component: c for c in before.components}
+    return [c for c in after.components if previous.get(c.component) != c]
+

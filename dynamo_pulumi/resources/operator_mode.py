@@ -1,0 +1,138 @@
+"""Operator mode: register the DGD/DCD custom resource itself and let the installed operator expand it.
+
+The custom resource is ``nvidia.com/v1beta1`` with the validated spec as the user wrote it (a
+v1alpha1 file is converted, its alpha-only data kept in the operator's preservation annotation);
+defaulting is left to the operator's mutating webhook, so the stored object is what ``kubectl
+apply`` of the same file would store. The predicted expansion is computed from the same plan
+but never registered (the operator owns those objects).
+
+Options on the custom resource:
+
+* ``replacement_trigger``: the immutable identity (:mod:`dynamo_pulumi.validation.immutable_identity`),
+  a flat ``rule -> value`` mapping, so the DGD is replaced exactly for changes the update webhook
+  refuses, and the changed key in the preview names the rule;
+* ``delete_before_replace``: the name is fixed, a second object cannot exist beside the first;
+* ``ignore_changes`` on the ``replicas`` of components with a ``scalingAdapter`` (the adapter,
+  HPA or planner owns them);
+* ``import_`` (adoption): a DGD already applied with kubectl or Argo comes under Pulumi by
+  ``namespace/name`` without being recreated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.deploy_mode import check_mode
+from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, predicted_objects
+from dynamo_pulumi.readiness.targets import revision
+from dynamo_pulumi.resources.plan import GraphPlan
+from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
+from dynamo_pulumi.resources.unknowns import restore
+from dynamo_pulumi.validation.immutable_identity import identity_of
+
+#: Metadata the API server or the operator writes; never part of what we send.
+NOT_SENT_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+                   "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "selfLink")
+
+
+def custom_resource_document(plan: GraphPlan) -> dict[str, Any]:
+    """The DGD/DCD as we apply it: v1beta1, the user's metadata and spec, no status."""
+    wire = plan.graph.to_wire()
+    metadata = {k: v for k, v in (wire.get("metadata") or {}).items() if k not in NOT_SENT_METADATA}
+    metadata["name"] = plan.name
+    metadata["namespace"] = plan.namespace
+    return {"apiVersion": API_VERSION, "kind": plan.kind, "metadata": metadata, "spec": wire.get("spec") or {}}
+
+
+def scaled_replica_paths(plan: GraphPlan) -> list[str]:
+    """``replicas`` of every component whose scale a scaling adapter owns."""
+    graph = plan.graph
+    if isinstance(graph, DynamoGraphDeployment):
+        return [f"spec.components[{i}].replicas" for i, c in enumerate(graph.components) if c.scaling_adapter is not None]
+    if isinstance(graph, DynamoComponentDeployment) and graph.spec.scaling_adapter is not None:
+        return ["spec.replicas"]
+    return []
+
+
+def replacement_trigger(plan: GraphPlan) -> dict[str, str]:
+    """What forces a replacement: the graph's immutable identity, rule by rule."""
+    return identity_of(plan.graph, plan.platform)
+
+
+def adoption_id(plan: GraphPlan) -> str:
+    """The import id of the custom resource: ``namespace/name`` (pulumi-kubernetes' form)."""
+    return f"{plan.namespace}/{plan.name}"
+
+
+def custom_resource_options(
+    plan: GraphPlan, parent: pulumi.Resource, depends_on: list[pulumi.Resource], adopt: bool
+) -> pulumi.ResourceOptions:
+    ignored = scaled_replica_paths(plan)
+    return pulumi.ResourceOptions(
+        parent=parent,
+        depends_on=depends_on or None,
+        ignore_changes=ignored or None,
+        replacement_trigger=replacement_trigger(plan),
+        delete_before_replace=True,
+        import_=adoption_id(plan) if adopt else None,
+    )
+
+
+def register_custom_resource(
+    plan: GraphPlan, parent: pulumi.Resource, depends_on: list[pulumi.Resource], adopt: bool = False
+) -> k8s.apiextensions.CustomResource:
+    """The DGD/DCD custom resource under ``parent``, Outputs restored at their leaves."""
+    document = restore(custom_resource_document(plan), plan.outputs)
+    return k8s.apiextensions.CustomResource(
+        f"{plan.namespace}/{plan.name}",
+        api_version=document["apiVersion"],
+        kind=document["kind"],
+        metadata=document["metadata"],
+        spec=document["spec"],
+        opts=custom_resource_options(plan, parent, depends_on, adopt),
+    )
+
+
+def predicted_documents(plan: GraphPlan) -> list[dict[str, Any]]:
+    """Everything the operator is predicted to create: the DCDs of a DGD's expansion, then the
+    objects (Deployments, Services, PodCliqueSets, claims, RBAC, ...)."""
+    dcds = [c.dcd for c in plan.components if c.dcd is not None]
+    return [*dcds, *(planned.obj for planned in plan.all_objects())]
+
+
+def resolve_mode(spec: object, mode: str | None) -> str | None:
+    """The mode a ComponentResource plans in: a ready plan carries its own (a different explicit
+    ``mode`` is an error, the plan was validated for the other one); None means the default."""
+    if isinstance(spec, GraphPlan):
+        if mode is not None and check_mode(mode) != spec.mode:
+            raise InputError(f"the plan was made for mode {spec.mode!r}; plan it again with mode={mode!r}")
+        return spec.mode
+    return None if mode is None else check_mode(mode)
+
+
+def operator_expansion(plan: GraphPlan) -> list[ExpansionEntry]:
+    """The ``{apiVersion, kind, name, digest}`` summary of what the operator will create (operator
+    mode), empty in render mode (there the objects are registered themselves)."""
+    return expansion_summary(predicted_documents(plan)) if plan.mode == "operator" else []
+
+
+def register_operator_mode_readiness(
+    owner: pulumi.Resource, plan: GraphPlan, options: ReadinessOptions, custom_resource: pulumi.Resource
+) -> GraphReadiness:
+    """The readiness resource watching the custom resource, with the predicted expansion as its
+    inputs: the compact ``expansion`` (what ``pulumi preview --diff`` shows the operator will
+    touch) and the full ``predicted`` objects (what the drift report compares against).
+
+    The revision digests the custom resource as sent, with Outputs resolved, so any spec change
+    makes the readiness resource wait again."""
+    document = restore(custom_resource_document(plan), plan.outputs)
+    cr_revision = pulumi.Output.from_input([document]).apply(revision)
+    predicted = [restore(obj, plan.outputs) for obj in predicted_objects(predicted_documents(plan))]
+    return register_operator_readiness(
+        owner, plan, options, custom_resource, cr_revision, operator_expansion(plan), predicted
+    )

@@ -1,0 +1,195 @@
+"""The readiness resource each graph registers after its children, and the helper that does it.
+
+Contract shared with operator mode (issue 9), stable once published:
+
+* class :class:`GraphReadiness` (``dynamo_pulumi.resources.readiness``), a Pulumi dynamic
+  resource of type ``pulumi-python:dynamic/dynamo:GraphReadiness`` served by
+  :class:`dynamo_pulumi.cluster.provider.ReadinessProvider`;
+* constructor ``GraphReadiness(name, args: ReadinessArgs, opts=None)``;
+* inputs (:class:`ReadinessArgs` fields): ``mode`` ("render" | "operator"), ``kind``
+  (DynamoGraphDeployment | DynamoComponentDeployment), ``graph``, ``namespace``, ``targets``
+  (list of ``{api_version, kind, namespace, name, component, group}``), ``revision``,
+  ``pod_selector``, ``timeout_seconds``, ``wait``, ``kubeconfig`` (secret), ``context``,
+  ``expansion`` (``[{apiVersion, kind, name, digest}]``), ``predicted`` (full objects);
+* outputs: ``state``, ``ready`` (the ``Ready`` condition), ``components`` (per component
+  ``componentKind``, ``componentNames``, ``replicas``, ``updatedReplicas``, ``readyReplicas``,
+  ``availableReplicas``), ``drift``;
+* helper :func:`register_readiness` (render mode) and :func:`register_operator_readiness`.
+
+The kubeconfig, when given (or found in the stack config ``kubernetes:kubeconfig``), is a secret
+input and a secret output; it is never logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi.dynamic
+
+from dynamo_pulumi.cluster.provider import ReadinessProvider
+from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
+from dynamo_pulumi.readiness.targets import (
+    DCD_KIND,
+    Mode,
+    WatchTarget,
+    operator_targets,
+    pod_selector,
+    render_targets,
+    revision,
+    workloads_of,
+)
+from dynamo_pulumi.resources.plan import GraphPlan
+from dynamo_pulumi.resources.unknowns import restore
+
+
+@dataclass(frozen=True)
+class ReadinessOptions:
+    """What a user says about waiting: whether, how long, and how to reach the cluster.
+
+    ``kubeconfig`` is the file's contents or its path (may be a secret Output); without it and
+    without ``context`` the stack config ``kubernetes:kubeconfig`` / ``kubernetes:context`` is
+    used, else ``$KUBECONFIG``, ``~/.kube/config`` or the in-cluster service account.
+    """
+
+    wait: bool = True
+    timeout: float | int | str = DEFAULT_TIMEOUT_SECONDS
+    kubeconfig: pulumi.Input[str] | None = None
+    context: str | None = None
+
+    def __post_init__(self) -> None:
+        # Refused when the options are made, so a bad timeout registers nothing.
+        _ = self.timeout_seconds
+        if not isinstance(self.wait, bool):
+            raise InputError(f"readiness wait must be true or false, not {self.wait!r}")
+
+    @property
+    def timeout_seconds(self) -> int:
+        try:
+            return parse_duration(self.timeout)
+        except ValueError as exc:
+            raise InputError(f"readiness {exc}") from None
+
+
+@dataclass
+class ReadinessArgs:
+    """The readiness resource's inputs (see the module docstring for their meaning)."""
+
+    graph: str
+    namespace: str
+    targets: list[dict[str, str]]
+    revision: pulumi.Input[str]
+    kind: str = "DynamoGraphDeployment"
+    mode: Mode = "render"
+    pod_selector: str = ""
+    timeout_seconds: int = DEFAULT_TIMEOUT_SECONDS
+    wait: bool = True
+    kubeconfig: pulumi.Input[str] | None = None
+    context: str | None = None
+    expansion: list[dict[str, Any]] = field(default_factory=list)
+    predicted: list[dict[str, Any]] = field(default_factory=list)
+
+    def props(self) -> dict[str, Any]:
+        kubeconfig = pulumi.Output.secret(self.kubeconfig) if self.kubeconfig is not None else None
+        return {
+            "mode": self.mode,
+            "kind": self.kind,
+            "graph": self.graph,
+            "namespace": self.namespace,
+            "targets": self.targets,
+            "revision": self.revision,
+            "pod_selector": self.pod_selector,
+            "timeout_seconds": self.timeout_seconds,
+            "wait": self.wait,
+            "kubeconfig": kubeconfig,
+            "context": self.context,
+            "expansion": self.expansion,
+            "predicted": self.predicted,
+        }
+
+
+class GraphReadiness(pulumi.dynamic.Resource, module="dynamo", name="GraphReadiness"):
+    """Waits, during ``pulumi up``, until the graph it watches is ready; see the module docstring."""
+
+    state: pulumi.Output[str]
+    ready: pulumi.Output[dict[str, Any]]
+    components: pulumi.Output[dict[str, Any]]
+    drift: pulumi.Output[list[dict[str, Any]]]
+
+    def __init__(self, name: str, args: ReadinessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        secret = pulumi.ResourceOptions(additional_secret_outputs=["kubeconfig"])
+        props = {**args.props(), "state": None, "ready": None, "components": None, "drift": None}
+        super().__init__(ReadinessProvider(), name, props, pulumi.ResourceOptions.merge(secret, opts))
+
+
+def _connection(options: ReadinessOptions) -> tuple[pulumi.Input[str] | None, str | None]:
+    """The explicit connection, else the stack config pulumi-kubernetes would read."""
+    if options.kubeconfig is not None or options.context is not None:
+        return options.kubeconfig, options.context
+    from dynamo_pulumi.cluster.connection import ambient_kubeconfig
+
+    return ambient_kubeconfig()
+
+
+def _rendered_revision(plan: GraphPlan) -> pulumi.Output[str]:
+    """Digest of the rendered workloads with their Outputs resolved (unknown during preview when
+    an Output is, which makes preview show an update, as it should)."""
+    workloads = [restore(p.obj, plan.outputs) for p in plan.all_objects() if workloads_of([p.obj])]
+    return pulumi.Output.from_input(workloads).apply(revision)
+
+
+def _component_name(plan: GraphPlan) -> str:
+    return plan.components[0].name if plan.kind == DCD_KIND and plan.components else ""
+
+
+def readiness_name(plan: GraphPlan) -> str:
+    return f"{plan.namespace}/{plan.name}"
+
+
+def register_readiness(
+    owner: pulumi.Resource,
+    plan: GraphPlan,
+    options: ReadinessOptions,
+    children: Sequence[pulumi.Resource],
+) -> GraphReadiness:
+    """Render mode: one readiness resource under ``owner``, after (depending on) ``children``."""
+    objects = [p.obj for p in plan.all_objects()]
+    targets = [t.as_input() for t in render_targets(objects, plan.namespace)]
+    kubeconfig, context = _connection(options)
+    args = ReadinessArgs(
+        graph=plan.name, namespace=plan.namespace, targets=targets, revision=_rendered_revision(plan),
+        kind=plan.kind, mode="render", pod_selector=pod_selector(plan.kind, plan.name, _component_name(plan)),
+        timeout_seconds=options.timeout_seconds, wait=options.wait, kubeconfig=kubeconfig, context=context,
+    )
+    return GraphReadiness(readiness_name(plan), args, pulumi.ResourceOptions(parent=owner, depends_on=list(children)))
+
+
+def register_operator_readiness(
+    owner: pulumi.Resource,
+    plan: GraphPlan,
+    options: ReadinessOptions,
+    custom_resource: pulumi.Resource,
+    cr_revision: pulumi.Input[str],
+    expansion: Sequence[Mapping[str, Any]] = (),
+    predicted: Sequence[Mapping[str, Any]] = (),
+) -> GraphReadiness:
+    """Operator mode: watch the DGD/DCD custom resource itself; ``cr_revision`` digests its spec."""
+    targets = [t.as_input() for t in operator_targets(plan.kind, plan.name, plan.namespace)]
+    kubeconfig, context = _connection(options)
+    args = ReadinessArgs(
+        graph=plan.name, namespace=plan.namespace, targets=targets, revision=cr_revision, kind=plan.kind,
+        mode="operator", pod_selector=pod_selector(plan.kind, plan.name, _component_name(plan)),
+        timeout_seconds=options.timeout_seconds, wait=options.wait, kubeconfig=kubeconfig, context=context,
+        expansion=[dict(e) for e in expansion], predicted=[dict(p) for p in predicted],
+    )
+    return GraphReadiness(
+        readiness_name(plan), args, pulumi.ResourceOptions(parent=owner, depends_on=[custom_resource])
+    )
+
+
+def watch_targets(props: Mapping[str, Any]) -> list[WatchTarget]:
+    """The targets a registered resource's inputs name (tests, ``status``)."""
+    return [WatchTarget.from_input(t) for t in props.get("targets") or ()]

@@ -1,0 +1,102 @@
+"""One answer per mode to "can OLD become NEW?", shared by ``validate --old`` and ``diff``.
+
+* **operator** mode updates the DGD/DCD custom resource, so the operator's update webhook decides.
+  What it refuses is what ``validate --old`` reports (exactly the webhook's errors). When a fresh
+  create of NEW would be admitted, Pulumi replaces the custom resource instead (the immutable-
+  identity trigger, :mod:`.immutable_identity`), and ``diff`` shows the replacement with the
+  webhook's words as the reason. When NEW could not be created either, nothing can apply it.
+* **render** mode never sends the custom resource, so the webhook's update rules do not apply:
+  NEW only has to pass create admission and the render-mode refusals
+  (:func:`dynamo_pulumi.deploy_mode.operator_only_errors`); what the webhook would have refused is
+  reported as a planned replacement (the rendered objects it touches are replaced or updated).
+
+Replicas of a component with a ``scalingAdapter`` are never sent by Pulumi (``ignore_changes``:
+the adapter owns them), so they are compared as sent: OLD's value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.deploy_mode import Mode, check_mode, operator_only_errors
+from dynamo_pulumi.errors import FieldError
+from dynamo_pulumi.loading import LoadedObject, validate_loaded
+from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.validation.admission import validate_update
+
+Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+
+@dataclass(frozen=True)
+class UpdateVerdict:
+    """What happens to OLD -> NEW in one mode."""
+
+    mode: Mode
+    #: NEW cannot be applied at all (the command fails).
+    errors: list[FieldError] = field(default_factory=list)
+    #: The webhook's update rules OLD -> NEW breaks: operator mode replaces the custom resource
+    #: for them, render mode reports them as planned replacements.
+    replacements: list[FieldError] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def replaces_custom_resource(self) -> bool:
+        """Operator mode: is the DGD/DCD deleted and created again?"""
+        return self.mode == "operator" and bool(self.replacements) and not self.errors
+
+    def validate_errors(self) -> list[FieldError]:
+        """What ``validate --old`` refuses: in operator mode exactly the webhook's errors."""
+        if self.mode == "operator":
+            return [*self.replacements, *self.errors]
+        return list(self.errors)
+
+
+def as_sent(old: Graph, new: Graph) -> Graph:
+    """NEW as Pulumi sends it: scaling-adapter replicas keep OLD's value (``ignore_changes``)."""
+    if isinstance(new, DynamoGraphDeployment) and isinstance(old, DynamoGraphDeployment) and new.spec.components:
+        before = {c.name: c.replicas for c in old.components}
+        components = [
+            c.model_copy(update={"replicas": before[c.name]}) if c.scaling_adapter is not None and c.name in before else c
+            for c in new.components
+        ]
+        return new.model_copy(update={"spec": new.spec.model_copy(update={"components": components})})
+    if (
+        isinstance(new, DynamoComponentDeployment)
+        and isinstance(old, DynamoComponentDeployment)
+        and new.spec.scaling_adapter is not None
+    ):
+        return new.model_copy(update={"spec": new.spec.model_copy(update={"replicas": old.spec.replicas})})
+    return new
+
+
+def update_verdict(
+    old: Graph, new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None
+) -> UpdateVerdict:
+    """The verdict on replacing ``old`` (as applied before) with the loaded ``new``."""
+    checked = check_mode(mode)
+    sent = as_sent(old, new.object)  # type: ignore[arg-type]
+    update = validate_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
+    update_errors = _at_written_paths(update.errors, new)
+    create = validate_loaded(new, platform, namespace)  # already at the paths the user wrote
+    if checked == "render":
+        refusals = _at_written_paths(operator_only_errors(new.object), new)
+        return UpdateVerdict(checked, [*create.errors, *refusals], update_errors, create.warnings)
+    if not update_errors:
+        return UpdateVerdict(checked, [], [], update.warnings)
+    if create.errors:  # a replacement would be refused too: the update cannot be applied
+        return UpdateVerdict(checked, update_errors, [], update.warnings)
+    return UpdateVerdict(checked, [], update_errors, update.warnings)
+
+
+def create_verdict(new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None) -> UpdateVerdict:
+    """No OLD: create admission, plus the render-mode refusals in render mode."""
+    checked = check_mode(mode)
+    create = validate_loaded(new, platform, namespace)
+    refusals = _at_written_paths(operator_only_errors(new.object), new) if checked == "render" else []
+    return UpdateVerdict(checked, [*create.errors, *refusals], [], create.warnings)
+
+
+def _at_written_paths(errors: list[FieldError], loaded: LoadedObject) -> list[FieldError]:
+    """Errors found on the v1beta1 model, at the paths the user wrote (v1alpha1 files)."""
+    return [loaded.path_map.map_error(e) for e in errors] if loaded.is_alpha else list(errors)
