@@ -18,16 +18,11 @@ error that names operator mode (``dynamo-pulumi render`` still prints what the o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError, Path, RenderError, forbidden
+from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden
 from dynamo_pulumi.planner_connector import planner_connector
-
-if TYPE_CHECKING:
-    from dynamo_pulumi.platform import Platform
-    from dynamo_pulumi.render import RenderResult
 
 Graph = DynamoGraphDeployment | DynamoComponentDeployment
 
@@ -107,44 +102,3 @@ def operator_only_errors(graph: object) -> list[FieldError]:
         errors += _lpx_errors(comp, path)
         errors += _checkpoint_errors(comp, path)
     return errors
-
-
-# --- admission and rendering per mode ----------------------------------------------------------
-
-
-def admit_in_mode(graph: Graph, platform: Platform, mode: Mode) -> list[str]:
-    """Create admission, and in render mode the refusals of what needs the operator (planner,
-    LPX, checkpoint), all in one GraphValidationError (each refusal names operator mode);
-    returns the warnings."""
-    from dynamo_pulumi.validation import check
-
-    refusals = operator_only_errors(graph) if mode == "render" else []
-    try:
-        warnings = [str(w) for w in check(graph, platform)]
-    except GraphValidationError as exc:
-        if not refusals:
-            raise
-        raise GraphValidationError([*exc.errors, *refusals], exc.kind, exc.name, exc.warnings) from None
-    if refusals:
-        raise GraphValidationError(refusals, graph.kind, graph.name, warnings)
-    return warnings
-
-
-def render_in_mode(
-    graph: Graph,
-    platform: Platform,
-    namespace: str,
-    mode: Mode,
-    objects: Sequence[Mapping[str, Any]] = (),
-) -> tuple[RenderResult, list[str]]:
-    """The rendered objects and any warning. In operator mode a feature offline rendering cannot
-    expand (an LPX build, a restore target read from the cluster) leaves the prediction empty
-    instead of failing: the operator will expand it, we just cannot say into what."""
-    from dynamo_pulumi.render import RenderResult, render_graph
-
-    try:
-        return render_graph(graph, platform=platform, namespace=namespace, objects=objects), []
-    except RenderError as exc:
-        if mode != "operator":
-            raise
-        return RenderResult(), [f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"]

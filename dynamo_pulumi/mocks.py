@@ -6,6 +6,14 @@ options we keep the whole registration request.
 
 Every run happens in a fresh ``contextvars.Context``: the Pulumi runtime keeps its settings and
 root stack resource in context variables, so nothing leaks from one run (or test) to the next.
+
+Resource references in a request (``cluster=eks_cluster`` given to an EKS node group, a
+``node_role``) reach the monitor, which runs on the runtime's worker threads. The standard mock
+monitor deserializes them there, which *rehydrates* each reference: it constructs the referenced
+resource again, and that schedules a ``getResource`` task on the worker thread's own event loop;
+the program's loop then waits for a task of another loop and fails with "attached to a different
+loop". Our monitor hands the mocks each reference as what the engine would show for it, its ID
+(custom resources) or URN (components), so nothing is constructed off the program's loop.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.protobuf import json_format, struct_pb2
 from pulumi.output import Unknown
 from pulumi.runtime import Mocks, rpc, set_mocks
 from pulumi.runtime.config import set_all_config
@@ -27,6 +36,29 @@ from pulumi.runtime.sync_await import _sync_await
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 UNKNOWN_TEXT = "(unknown)"
+#: How the Pulumi wire format marks a resource reference inside a map.
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+
+
+def _without_references(value: Any) -> Any:
+    """Every resource reference replaced by the referenced resource's ID, else its URN."""
+    if isinstance(value, dict):
+        if value.get(_SIG_KEY) == _RESOURCE_SIG:
+            return value.get("id") or value.get("urn", "")
+        return {key: _without_references(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_references(item) for item in value]
+    return value
+
+
+def references_as_ids(struct: struct_pb2.Struct) -> None:
+    """Rewrite a request's property struct in place: references become IDs/URNs (see above)."""
+    plain = json_format.MessageToDict(struct)
+    rewritten = _without_references(plain)
+    if rewritten != plain:
+        struct.Clear()
+        struct.update(rewritten)
 
 
 @dataclass(frozen=True)
@@ -87,7 +119,20 @@ class Recording:
 
 
 class DynamoMocks(Mocks):
-    """Kubernetes objects get ``namespace/name`` ids and echo their inputs as state."""
+    """Kubernetes objects get ``namespace/name`` ids and echo their inputs as state.
+
+    ``monitor`` is the monitor of the running program (set by :func:`run_program`), for
+    subclasses that register extra state, such as a child a cloud component returns a reference to.
+    """
+
+    monitor: MockMonitor | None = None
+
+    def resource_reference(self, urn: str, id_: str, state: dict[str, Any]) -> dict[str, Any]:
+        """A resource reference to return as an output, to a resource registered here with
+        ``state`` (what a remote component such as ``eks.ManagedNodeGroup`` returns)."""
+        if self.monitor is not None:
+            self.monitor.resources[urn] = MockMonitor.ResourceRegistration(urn, id_, state)
+        return {_SIG_KEY: _RESOURCE_SIG, "urn": urn, "id": id_, "packageVersion": ""}
 
     def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if not args.custom:
@@ -128,8 +173,17 @@ class RecordingMonitor(MockMonitor):
                 loop.close()
         self.thread_loops.clear()
 
+    def Invoke(self, request: Any) -> Any:
+        references_as_ids(request.args)
+        return super().Invoke(request)
+
+    def ReadResource(self, request: Any) -> Any:
+        references_as_ids(request.properties)
+        return super().ReadResource(request)
+
     def RegisterResource(self, request: Any) -> Any:
         self._thread_loop()
+        references_as_ids(request.object)
         response = super().RegisterResource(request)
         if request.type != STACK_TYPE:
             self.recording.resources.append(
@@ -166,10 +220,18 @@ def _trigger_of(request: Any) -> Any:
 
 
 def _session(
-    program: Callable[[], Any], preview: bool, recording: Recording, project: str, stack: str, config: dict[str, str]
+    program: Callable[[], Any],
+    preview: bool,
+    recording: Recording,
+    project: str,
+    stack: str,
+    config: dict[str, str],
+    mocks: Mocks,
 ) -> Any:
-    monitor = RecordingMonitor(DynamoMocks(), recording)
-    set_mocks(DynamoMocks(), project=project, stack=stack, preview=preview, monitor=monitor)
+    monitor = RecordingMonitor(mocks, recording)
+    if isinstance(mocks, DynamoMocks):
+        mocks.monitor = monitor
+    set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
     set_all_config(dict(config))  # always a fresh map: the runtime's default one is shared
     # Same for pending Outputs: tasks made outside this run belong to another event loop and
     # waiting for them would never end.
@@ -196,18 +258,20 @@ def run_program(
     stack: str = "dev",
     recording: Recording | None = None,
     config: dict[str, str] | None = None,
+    mocks: Mocks | None = None,
 ) -> tuple[Recording, Any]:
     """Run ``program`` under mocks; returns what it registered and what it returned.
 
     Pass ``recording`` to keep what was registered even when ``program`` raises; ``config`` is
-    the stack configuration (``{"project:key": "value"}``)."""
+    the stack configuration (``{"project:key": "value"}``); ``mocks`` replaces
+    :class:`DynamoMocks` (e.g. a subclass giving a cloud component realistic outputs)."""
     recording = recording if recording is not None else Recording()
     previous = _current_loop()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
         result = contextvars.Context().run(
-            _session, program, preview, recording, project, stack, config or {}
+            _session, program, preview, recording, project, stack, config or {}, mocks or DynamoMocks()
         )
     finally:
         # Closed here, not at interpreter exit, where its self-pipe may already be gone; the

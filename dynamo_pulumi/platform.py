@@ -20,7 +20,7 @@ import yaml
 from pydantic import Field, ValidationError
 
 from dynamo_pulumi.api.base import Bool, NonNegInt32, Str, WireModel
-from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.errors import FieldError, InputError, invalid
 
 DEFAULT_OPERATOR_VERSION = "1.6.0"
 
@@ -187,9 +187,37 @@ def load_platform(source: str | Path | dict[str, Any] | Platform | None) -> Plat
     if not isinstance(data, dict):
         raise InputError("platform settings must be a mapping", name)
     try:
-        return Platform.model_validate(data)
+        platform = Platform.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise InputError(f"invalid platform settings: {problems}", name) from None
+        from dynamo_pulumi.api.parse import translate_errors
+
+        raise PlatformError(translate_errors(exc, data), name) from None
+    errors = _value_errors(platform)
+    if errors:
+        raise PlatformError(errors, name)
+    return platform
+
+
+class PlatformError(InputError):
+    """A platform file the operator would not run with, at the file's own field paths
+    (``operatorVersion``, ``orchestrators.grove.enabled``), never at a graph's."""
+
+    def __init__(self, errors: list[FieldError], source: str = "") -> None:
+        self.errors = errors
+        super().__init__("invalid platform settings: " + "; ".join(str(e) for e in errors), source)
+
+
+def _value_errors(platform: Platform) -> list[FieldError]:
+    """Values the schema admits but the operator cannot use."""
+    from dynamo_pulumi.runtime_version import parse_origin_version
+
+    if parse_origin_version(platform.operator_version) is None:
+        return [
+            invalid(
+                "operatorVersion",
+                platform.operator_version,
+                "must be a semantic version (for example 1.6.0): it is stamped on new graphs as their "
+                "origin version, which admission requires to be valid semver",
+            )
+        ]
+    return []

@@ -30,6 +30,7 @@ from dynamo_pulumi.resources.components import DynamoComponentDeployment, Dynamo
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.resources.readiness import ReadinessOptions
+from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 
 CONFIG_NAMESPACE = "dynamo-pulumi"
 DEFAULT_GRAPH = "default-graph.yaml"
@@ -65,7 +66,8 @@ def deploy(
 ) -> DynamoGraphDeployment | DynamoComponentDeployment:
     """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs.
     ``mode="operator"`` registers the custom resource itself; ``adopt`` imports an existing one."""
-    planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement, mode)
+    with reported_to_pulumi():
+        planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement, mode)
     if planned.kind == DCD_KIND:
         dcd = DynamoComponentDeployment(planned.name, planned, opts=opts, adopt=adopt, readiness=readiness)
         if export:

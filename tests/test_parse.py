@@ -192,9 +192,10 @@ def test_pod_template_spec_without_containers_is_required_value() -> None:
     assert str(err) == f"{POD}.containers: Required value"
 
 
-def test_unknown_field_inside_a_pod_template_is_kept_not_reported() -> None:
-    obj = parse_object(with_pod_spec({"containers": [{"name": "main", "imagee": "x"}]}))
-    assert obj.spec.components[0].pod_template["spec"]["containers"][0]["imagee"] == "x"  # type: ignore[union-attr]
+def test_unknown_field_inside_a_pod_template_is_an_error_with_the_nearest_name() -> None:
+    # kubectl apply's strict field validation refuses it (issue 10: it used to be kept silently).
+    err = only_error(with_pod_spec({"containers": [{"name": "main", "imagee": "x"}]}))
+    assert str(err) == f'unknown field "{POD}.containers[0].imagee" (did you mean "image"?)'
 
 
 def test_string_container_port_is_a_type_error() -> None:
@@ -237,6 +238,8 @@ def test_model_and_pod_schema_errors_are_reported_together() -> None:
 
 
 def test_graph_env_entries_are_env_vars() -> None:
-    err = only_error(dgd({"env": [{"valu": "1"}]}))
+    err = only_error(dgd({"env": [{"value": "1"}]}))
     assert str(err) == "spec.env[0].name: Required value"
-    parse_object(dgd({"env": [{"name": "A", "valu": "1"}]}))  # an unknown field is not an error
+    # Strict decoding: an unknown field is reported alone, before the schema's Required value.
+    err = only_error(dgd({"env": [{"valu": "1"}]}))
+    assert str(err) == 'unknown field "spec.env[0].valu" (did you mean "value"?)'

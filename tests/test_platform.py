@@ -55,3 +55,29 @@ def test_a_missing_platform_file_is_a_clear_input_error(tmp_path: Path) -> None:
 def test_a_platform_model_passes_through() -> None:
     platform = Platform()
     assert load_platform(platform) is platform
+
+
+def test_an_operator_version_that_is_no_semver_is_reported_against_the_platform_file(tmp_path) -> None:
+    from dynamo_pulumi.platform import PlatformError
+
+    path = tmp_path / "platform.yaml"
+    path.write_text("operatorVersion: banana\n")
+    with pytest.raises(PlatformError) as info:
+        load_platform(path)
+    (error,) = info.value.errors
+    assert error.path == "operatorVersion" and error.value == "banana"
+    assert str(info.value).startswith(f'{path}: invalid platform settings: operatorVersion: Invalid value: "banana"')
+
+
+def test_platform_schema_errors_are_at_the_files_own_paths_in_the_api_servers_words(tmp_path) -> None:
+    from dynamo_pulumi.platform import PlatformError
+
+    path = tmp_path / "platform.yaml"
+    path.write_text("orchestrators: {grove: {enabled: yes-please}}\nunknownKey: 1\n")
+    with pytest.raises(PlatformError) as info:
+        load_platform(path)
+    assert [str(e) for e in info.value.errors] == [
+        'orchestrators.grove.enabled: Invalid value: "string": orchestrators.grove.enabled in body must be '
+        'of type boolean: "string"',
+        'unknown field "unknownKey"',
+    ]

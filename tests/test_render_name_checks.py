@@ -218,4 +218,4 @@ def test_render_cli_reports_long_names_without_traceback(tmp_path: Path, capsys:
     code = main(["render", str(path)])
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
-    assert "would be refused by the API server" in err and "Traceback" not in err
+    assert "the API server would refuse" in err and "Traceback" not in err

@@ -298,7 +298,7 @@ def test_output_where_the_operator_reads_the_value_is_refused_with_its_path():
     with pytest.raises(InputError) as excinfo:
         run_program(program, recording=recording)
     message = str(excinfo.value)
-    if "cannot be pulumi.Outputs" not in message:
+    if "cannot be read at preview time" not in message:
         pytest.fail(f"unexpected error: {message}")
     assert "spec.components[1].modelRef.name" in message
     assert recording.resources == []

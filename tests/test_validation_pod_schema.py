@@ -246,17 +246,39 @@ def test_enum_like_fields_are_not_enums_in_the_embedded_schema() -> None:
     assert check(tpl) == []
 
 
-def test_unknown_fields_are_preserved_not_reported() -> None:
-    tpl = pod(schedulingGroup={"name": "g"}, madeUpField=1)
-    tpl["spec"]["containers"][0]["notAField"] = {"x": [1]}
+def test_unknown_fields_anywhere_are_errors_at_their_full_paths() -> None:
+    # As kubectl apply's strict field validation reports them (issue 10; they used to be kept).
+    tpl = pod(nodeSelecter={"a": "b"}, madeUpField=1)
+    tpl["spec"]["containers"][0]["imagePullPolcy"] = "Always"
     tpl["madeUp"] = True
-    assert check(tpl) == []
+    assert check(tpl) == [
+        f'unknown field "{TPL}.madeUp"',
+        f'unknown field "{C0}.imagePullPolcy" (did you mean "imagePullPolicy"?)',
+        f'unknown field "{SPEC}.madeUpField"',
+        f'unknown field "{SPEC}.nodeSelecter" (did you mean "nodeSelector"?)',
+    ]
 
 
-def test_pruned_metadata_fields_are_not_checked() -> None:
+def test_a_field_of_a_newer_kubernetes_is_known() -> None:
+    assert check(pod(schedulingGroup={"podGroupName": "g"})) == []
+
+
+def test_a_different_case_suggests_the_declared_spelling() -> None:
+    assert check(pod(NodeSelector={"a": "b"})) == [f'unknown field "{SPEC}.NodeSelector" (did you mean "nodeSelector"?)']
+
+
+def test_metadata_fields_the_crd_does_not_declare_are_unknown() -> None:
     tpl = pod()
     tpl["metadata"] = {"creationTimestamp": 5, "ownerReferences": "x", "labels": {"a": "b"}}
-    assert check(tpl) == []
+    assert check(tpl) == [
+        f'unknown field "{TPL}.metadata.creationTimestamp"',
+        f'unknown field "{TPL}.metadata.ownerReferences"',
+    ]
+
+
+def test_unknown_fields_in_schemaless_positions_are_dropped_by_decoding_not_reported() -> None:
+    tpl = pod(madeUpField=1)
+    assert [str(e) for e in pod_template_errors(tpl, TPL, embedded=False)] == []
 
 
 # --- int-or-string, quantities, integer formats --------------------------------------------------
@@ -499,8 +521,16 @@ def _alpha(service: dict[str, Any], **spec: Any) -> dict[str, Any]:
 
 
 def test_alpha_extra_pod_spec_needs_no_containers_and_main_container_no_name() -> None:
-    extra = {"nodeName": "n1", "mainContainer": {"image": IMAGE, "notAField": 1}, "madeUp": True}
+    extra = {"nodeName": "n1", "mainContainer": {"image": IMAGE}}
     assert alpha_object_errors(_alpha({"extraPodSpec": extra})) == []
+
+
+def test_alpha_extra_pod_spec_unknown_fields_are_errors_at_alpha_paths() -> None:
+    extra = {"mainContainer": {"image": IMAGE, "notAField": 1}, "madeUp": True}
+    assert [str(e) for e in alpha_object_errors(_alpha({"extraPodSpec": extra}))] == [
+        'unknown field "spec.services.Worker.extraPodSpec.madeUp"',
+        'unknown field "spec.services.Worker.extraPodSpec.mainContainer.notAField"',
+    ]
 
 
 def test_alpha_positions_report_alpha_paths() -> None:

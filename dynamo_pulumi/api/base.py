@@ -9,10 +9,21 @@ their unknown fields survive untouched.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 from pydantic.alias_generators import to_camel
+
+from dynamo_pulumi.api.pulumi_args import plain
 
 # Kubernetes-shaped leaf types (strict: "3" is not an integer, 1 is not a string).
 Int32 = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1)]
@@ -24,8 +35,15 @@ Bool = StrictBool
 Quantity = StrictStr | StrictInt | StrictFloat
 #: An arbitrary JSON object kept as given (preserve-unknown-fields in the CRD).
 JSONObject = dict[str, Any]
-#: A core/v1 PodTemplateSpec kept as the user's mapping; see :mod:`dynamo_pulumi.api.pods`.
-PodTemplate = dict[str, Any]
+#: A core/v1 PodTemplateSpec kept as the user's mapping (see :mod:`dynamo_pulumi.api.pods`); a
+#: ``pulumi_kubernetes.core.v1.PodTemplateSpecArgs`` is accepted and stored as its mapping. Type
+#: checkers see both (the ``*Args`` class only for them: the models never import pulumi).
+if TYPE_CHECKING:
+    from pulumi_kubernetes.core.v1 import PodTemplateSpecArgs
+
+    PodTemplate = dict[str, Any] | PodTemplateSpecArgs
+else:
+    PodTemplate = Annotated[dict[str, Any], BeforeValidator(plain)]
 
 DNS_LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 COMPONENT_NAME_PATTERN = r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$"
@@ -50,6 +68,8 @@ class WireModel(BaseModel):
         arbitrary_types_allowed=True,
         validate_assignment=False,
         protected_namespaces=(),
+        # A field's docstring (the line under it) is its description: IDE hovers and JSON schema.
+        use_attribute_docstrings=True,
     )
 
     def to_wire(self) -> dict[str, Any]:

@@ -62,14 +62,18 @@ _EXPECTED_TYPE: dict[str, str] = {
 
 @dataclass(frozen=True)
 class UnknownFieldError(FieldError):
-    """A field the schema does not declare, printed like kubectl's strict decoding error."""
+    """A field the schema does not declare, printed like kubectl's strict decoding error, with
+    the nearest declared field name when one is close (a typo)."""
+
+    suggestion: str = ""
 
     def __str__(self) -> str:
-        return f'unknown field "{self.path}"'
+        hint = f' (did you mean "{self.suggestion}"?)' if self.suggestion else ""
+        return f'unknown field "{self.path}"{hint}'
 
 
-def unknown_field(path: str) -> UnknownFieldError:
-    return UnknownFieldError(ErrorType.INVALID, path, f'unknown field "{path}"')
+def unknown_field(path: str, suggestion: str = "") -> UnknownFieldError:
+    return UnknownFieldError(ErrorType.INVALID, path, f'unknown field "{path}"', suggestion=suggestion)
 
 
 def openapi_type(value: Any) -> str:

@@ -16,11 +16,13 @@ request (api-and-validation.md section 0). The models keep these values as plain
   :mod:`dynamo_pulumi.validation` before CEL; the webhook does not run when it fails).
 
 The schema is the ``kubernetes-validate`` copy of Kubernetes 1.36, whose types and required
-fields match the CRDs' embedded copy field for field; it is the non-strict variant, because the
-API server does not reject a field it does not know here. Adjusted to what the CRD states:
+fields match the CRDs' embedded copy field for field. Unknown fields are errors, as ``kubectl
+apply`` (strict field validation, the default since Kubernetes 1.27) reports them: ``unknown
+field "<full path>"``, with the nearest declared name when one is close (``imagePullPolcy`` ->
+``imagePullPolicy``). Adjusted to what the CRD states:
 
-* ``metadata`` keeps only name/namespace/labels/annotations/finalizers (the rest is pruned,
-  never rejected);
+* ``metadata`` keeps only name/namespace/labels/annotations/finalizers (the CRD declares no
+  other field there, so any other is unknown);
 * int-or-string and quantity fields are ``anyOf: [integer, string]``; a quantity string must
   match the CRD's quantity pattern, and a fractional number (``cpu: 0.5``) is refused;
 * a ``null`` on a field is pruned before validation (so it counts as unset).
@@ -35,7 +37,7 @@ Two v1beta1 positions have no schema in the CRD (``type: object`` +
 ``x-kubernetes-preserve-unknown-fields``): ``experimental.checkpoint.job.podTemplate`` and
 ``experimental.gpuMemoryService.extraClientPods[k].podTemplate``. Only the webhook's decoding
 into ``corev1.PodTemplateSpec`` can fail there, on a wrong type, an out-of-range integer or a
-bad quantity, never on a missing field; :func:`decoded_template_errors` checks them for the
+bad quantity, never on a missing or unknown field (Go's decoder drops unknown fields); :func:`decoded_template_errors` checks them for the
 webhook stage.
 
 Wording is kube-openapi's as the API server prints it for a CRD (the helpers of
@@ -49,6 +51,7 @@ int32/int64 overflow is ``Checked value must be of type integer with format int3
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -59,7 +62,7 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from dynamo_pulumi.api.parse import type_invalid, wire_path
+from dynamo_pulumi.api.parse import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
 
@@ -123,6 +126,18 @@ def _without_required(schema: Any) -> Any:
     return schema
 
 
+def _closed(schema: Any) -> Any:
+    """``schema`` with every object that declares properties closed to others (strict)."""
+    if isinstance(schema, dict):
+        closed = {k: _closed(v) for k, v in schema.items()}
+        if "properties" in closed and "additionalProperties" not in closed:
+            closed["additionalProperties"] = False
+        return closed
+    if isinstance(schema, list):
+        return [_closed(v) for v in schema]
+    return schema
+
+
 @lru_cache(maxsize=2)
 def _registry(decoded: bool) -> Registry:
     """The definitions adjusted to the CRD (see the module docstring).
@@ -139,6 +154,8 @@ def _registry(decoded: bool) -> Registry:
     table[_INT_OR_STRING] = _int_or_string()
     if decoded:
         table = {name: _without_required(schema) for name, schema in table.items()}
+    else:
+        table = {name: _closed(schema) for name, schema in table.items()}
     defs["$defs"] = table
     return Resource.from_contents(defs) @ Registry()
 
@@ -212,6 +229,11 @@ def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[Field
             yield invalid(path, "", f'"{path}" must validate at least one schema (anyOf)')
             first = error.validator_value[0].get("type", "integer")  # kube-openapi: first branch
             yield type_invalid(path, value, _expected_type(first))
+    elif kind == "additionalProperties" and isinstance(value, Mapping):
+        declared = list((error.schema.get("properties") or {}) if isinstance(error.schema, Mapping) else {})
+        for name in value:
+            if name not in declared:
+                yield unknown_field(wire_path([name], path), _nearest(name, declared))
     elif kind == "format" and error.validator_value in _INT_RANGES:
         fmt = error.validator_value
         yield invalid(path, "", f"Checked value must be of type integer with format {fmt} in {path}")
@@ -220,6 +242,15 @@ def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[Field
             yield invalid(path, value, f"{path} in body should match '{error.validator_value}'")
     else:
         yield invalid(path, value, f"{path} in body {error.message}")
+
+
+def _nearest(name: str, declared: list[str]) -> str:
+    """The declared field ``name`` most likely misspells ("" when none is close)."""
+    by_lower = {d.lower(): d for d in declared}
+    if name.lower() in by_lower:
+        return by_lower[name.lower()]
+    close = difflib.get_close_matches(name, declared, n=1, cutoff=0.75)
+    return close[0] if close else ""
 
 
 _INDEX = re.compile(r"\[(\d+)\]")

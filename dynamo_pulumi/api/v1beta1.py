@@ -12,16 +12,14 @@ give the value the operator would use.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from dynamo_pulumi.api.base import (
-    COMPONENT_NAME_PATTERN,
     LABEL_KEY_PATTERN,
     RUNTIME_VERSION_PATTERN,
     Bool,
-    DnsLabel,
     Int64,
     JSONObject,
     NonNegInt32,
@@ -32,194 +30,44 @@ from dynamo_pulumi.api.base import (
     TopologyDomain,
     WireModel,
 )
+from dynamo_pulumi.api.v1beta1_parts import (  # noqa: F401 - re-exported
+    COMPONENT_TYPES,
+    WORKER_CLASS_TYPES,
+    BackendFramework,
+    CompilationCacheConfig,
+    ComponentCheckpointConfig,
+    ComponentCheckpointJobConfig,
+    ComponentName,
+    ComponentRoleSpec,
+    ComponentType,
+    ConfigMapKeySelector,
+    DynamoCheckpointIdentity,
+    EPPConfig,
+    ExperimentalSpec,
+    FailoverSpec,
+    GMSClientPodSpec,
+    GMSMode,
+    GPUMemoryServiceSpec,
+    GroveSpec,
+    LPXConfig,
+    LPXExperimentalSpec,
+    LPXLocalPartitions,
+    LPXSchedulingSpec,
+    ModelReference,
+    MultinodeRoleSpec,
+    MultinodeSpec,
+    PositiveInt32,
+    ProviderOverride,
+    ScalingAdapter,
+    SpecTopologyConstraint,
+    TopologyConstraint,
+)
 
 API_GROUP = "nvidia.com"
 API_VERSION = "nvidia.com/v1beta1"
 DGD_KIND = "DynamoGraphDeployment"
 DCD_KIND = "DynamoComponentDeployment"
 DGDSA_KIND = "DynamoGraphDeploymentScalingAdapter"
-
-BackendFramework = Literal["sglang", "vllm", "trtllm"]
-ComponentType = Literal["frontend", "worker", "prefill", "decode", "planner", "epp", "lpx"]
-#: The ``type`` values the v1beta1 schema admits. A v1alpha1 ``componentType`` outside them (e.g.
-#: ``main``) is copied unchanged by the conversion webhook, and the stored object is not re-checked.
-COMPONENT_TYPES: frozenset[str] = frozenset(get_args(ComponentType))
-WORKER_CLASS_TYPES: frozenset[str] = frozenset({"worker", "prefill", "decode"})
-GMSMode = Literal["IntraPod", "InterPod"]
-ComponentName = Annotated[Str, Field(min_length=1, max_length=63, pattern=COMPONENT_NAME_PATTERN)]
-PositiveInt32 = Annotated[int, Field(strict=True, ge=1, le=2**31 - 1)]
-
-
-# --- component parts ------------------------------------------------------------------------------
-
-
-class ProviderOverride(WireModel):
-    """A provider-native fragment merged into the Grove unit a scope produces (section 2.6)."""
-
-    api_version: Annotated[Str, Field(min_length=1)]
-    target: Str | None = None
-    value: JSONObject
-
-
-class MultinodeRoleSpec(WireModel):
-    """``multinode.leader`` / ``multinode.worker``: the snapshot's spelling of a role's provider
-    override (newer graphs use ``roles[].providerOverride``)."""
-
-    provider_override: ProviderOverride | None = None
-
-
-class MultinodeSpec(WireModel):
-    node_count: Annotated[int, Field(strict=True, ge=2, le=2**31 - 1)] | None = None
-    leader: MultinodeRoleSpec | None = None
-    worker: MultinodeRoleSpec | None = None
-
-    @property
-    def effective_node_count(self) -> int:
-        """CRD default 2 when omitted."""
-        return 2 if self.node_count is None else self.node_count
-
-
-class ComponentRoleSpec(WireModel):
-    name: DnsLabel
-    replicas: PositiveInt32 | None = None
-    provider_override: ProviderOverride | None = None
-    pod_template: PodTemplate | None = None
-
-
-class ModelReference(WireModel):
-    name: Annotated[Str, Field(min_length=1)]
-    revision: Str | None = None
-
-
-class ScalingAdapter(WireModel):
-    """Presence-only: ``scalingAdapter: {}`` opts into a DGDSA."""
-
-
-class ConfigMapKeySelector(WireModel):
-    name: Str | None = None
-    key: Str
-    optional: Bool | None = None
-
-
-class EPPConfig(WireModel):
-    """Deprecated legacy Go EPP configuration (exactly one of the two, a CEL rule)."""
-
-    config_map_ref: ConfigMapKeySelector | None = None
-    config: JSONObject | None = None
-
-
-class CompilationCacheConfig(WireModel):
-    pvc_name: Annotated[Str, Field(min_length=1)]
-    mount_path: Str | None = None
-
-
-class TopologyConstraint(WireModel):
-    """Component-level placement (``packDomain`` required)."""
-
-    pack_domain: TopologyDomain
-
-
-class SpecTopologyConstraint(WireModel):
-    """Deployment-level placement against a Grove ClusterTopology."""
-
-    cluster_topology_name: Annotated[Str, Field(min_length=1)]
-    pack_domain: TopologyDomain | None = None
-
-
-class GMSClientPodSpec(WireModel):
-    name: DnsLabel
-    pod_template: JSONObject
-
-
-class GPUMemoryServiceSpec(WireModel):
-    mode: GMSMode | None = None
-    device_class_name: Str | None = None
-    extra_client_containers: list[DnsLabel] | None = None
-    extra_client_pods: list[GMSClientPodSpec] | None = None
-
-    @property
-    def effective_mode(self) -> str:
-        return self.mode or "IntraPod"
-
-    @property
-    def effective_device_class(self) -> str:
-        return self.device_class_name or "gpu.nvidia.com"
-
-
-class FailoverSpec(WireModel):
-    mode: GMSMode | None = None
-    num_shadows: Annotated[int, Field(strict=True, ge=1, le=1)] | None = None
-
-    @property
-    def effective_mode(self) -> str:
-        return self.mode or "IntraPod"
-
-
-class GroveSpec(WireModel):
-    force_scaling_group: Bool | None = None
-
-
-class DynamoCheckpointIdentity(WireModel):
-    model: Annotated[Str, Field(min_length=1)]
-    backend_framework: BackendFramework
-    dynamo_version: Str | None = None
-    tensor_parallel_size: PositiveInt32 | None = None
-    pipeline_parallel_size: PositiveInt32 | None = None
-    dtype: Str | None = None
-    max_model_len: PositiveInt32 | None = None
-    extra_parameters: dict[str, Str] | None = None
-
-
-class ComponentCheckpointJobConfig(WireModel):
-    gms_client_containers: list[DnsLabel] | None = None
-    pod_template: JSONObject | None = None
-
-
-class ComponentCheckpointConfig(WireModel):
-    enabled: Bool
-    mode: Literal["Auto", "Manual"] | None = None
-    startup_policy: Literal["Immediate", "WaitForCheckpoint"] | None = None
-    deletion_policy: Literal["Delete", "Retain"] | None = None
-    checkpoint_ref: Str | None = None
-    identity: DynamoCheckpointIdentity | None = None
-    target_container_name: DnsLabel | None = None
-    job: ComponentCheckpointJobConfig | None = None
-
-    @property
-    def effective_startup_policy(self) -> str:
-        return self.startup_policy or "Immediate"
-
-    @property
-    def effective_target_container(self) -> str:
-        return self.target_container_name or "main"
-
-
-class ExperimentalSpec(WireModel):
-    gpu_memory_service: GPUMemoryServiceSpec | None = None
-    failover: FailoverSpec | None = None
-    grove: GroveSpec | None = None
-    checkpoint: ComponentCheckpointConfig | None = None
-
-
-class LPXSchedulingSpec(WireModel):
-    attempt_deadline_seconds: Annotated[int, Field(strict=True, ge=1, le=9223372036)] | None = None
-
-
-class LPXLocalPartitions(WireModel):
-    mode: Literal["All", "IDs"]
-    ids: list[Annotated[int, Field(strict=True, ge=0, le=4294967295)]] | None = None
-
-
-class LPXExperimentalSpec(WireModel):
-    local_partitions: LPXLocalPartitions | None = None
-
-
-class LPXConfig(WireModel):
-    """Experimental LPX configuration (validated; rendering needs the operator's build registry)."""
-
-    build_id: Annotated[Str, Field(min_length=1)]
-    scheduling: LPXSchedulingSpec | None = None
-    experimental: LPXExperimentalSpec | None = None
 
 
 # --- the shared component spec --------------------------------------------------------------------
@@ -229,23 +77,41 @@ class ComponentSpecFields(WireModel):
     """Fields of ``DynamoComponentDeploymentSharedSpec`` common to DGD components and DCD specs."""
 
     provider_override: ProviderOverride | None = None
+    """Grove fragment merged into the PodClique (or scaling group) generated for this component."""
     type: ComponentType | None = None
+    """Role of the component: `frontend`, `worker`, `prefill`, `decode`, `planner`, `epp` or `lpx`; sets ports, probes, labels and RBAC."""
     lpx: LPXConfig | None = None
+    """LPX configuration, for `type: lpx` components."""
     runtime_version_override: Annotated[Str, Field(pattern=RUNTIME_VERSION_PATTERN)] | None = None
+    """Dynamo runtime version `X.Y.Z` to assume instead of the main image's tag (needed when the tag is not a version or the image is a pulumi.Output)."""
     global_dynamo_namespace: Bool | None = None
+    """Put the component in the cluster-wide Dynamo namespace instead of the graph's own (default false)."""
     pod_template: PodTemplate | None = None
+    """Pod template of the component (dict or pulumi_kubernetes PodTemplateSpecArgs); needs a container named `main` with an image."""
     replicas: NonNegInt32 | None = None
+    """Pods (or multinode groups) of the component, integer >= 0 (default 1); owned by the scaling adapter when `scaling_adapter` is set."""
     min_available: PositiveInt32 | None = None
+    """Grove scaling-group minAvailable, integer >= 1, for components rendered as a scaling group."""
     multinode: MultinodeSpec | None = None
+    """Spread one replica over several nodes (LeaderWorkerSet or Grove scaling group)."""
     roles: list[ComponentRoleSpec] | None = None
+    """Per-role settings of a multinode component (`leader`, `worker`)."""
     shared_memory_size: Quantity | None = None
+    """Size of the /dev/shm tmpfs, a quantity (default 8Gi; `0` leaves /dev/shm out)."""
     model_ref: ModelReference | None = None
+    """The model this component serves; adds a headless Service for discovery."""
     scaling_adapter: ScalingAdapter | None = None
+    """`{}` creates a DynamoGraphDeploymentScalingAdapter that owns `replicas` (Pulumi then ignores replica changes)."""
     epp_config: EPPConfig | None = None
+    """Endpoint Picker configuration, for `type: epp` components."""
     frontend_sidecar: Str | None = None
+    """Name of a podTemplate container to run as the frontend sidecar of this component."""
     compilation_cache: CompilationCacheConfig | None = None
+    """A PVC-backed compilation cache mounted where the backend expects it."""
     topology_constraint: TopologyConstraint | None = None
+    """Topology level this component's pods are packed within (Grove)."""
     experimental: ExperimentalSpec | None = None
+    """Preview features of this component (GMS, failover, checkpoints, Grove options)."""
 
     # -- derived helpers the operator has under the same names ---------------------------------
 
@@ -312,6 +178,7 @@ class DynamoComponentDeploymentSharedSpec(ComponentSpecFields):
     """One entry of ``DynamoGraphDeployment.spec.components``."""
 
     name: ComponentName
+    """Component name, unique in the graph (letters, digits, '-'; at most 63); part of every object name."""
 
 
 # --- DGD ------------------------------------------------------------------------------------------
@@ -319,20 +186,29 @@ class DynamoComponentDeploymentSharedSpec(ComponentSpecFields):
 
 class RestartStrategy(WireModel):
     type: Literal["Sequential", "Parallel"] | None = None
+    """`Sequential` (one component after another) or `Parallel` restart."""
     order: list[Str] | None = None
+    """Component names in the order a sequential restart follows (default: the controller's order)."""
 
 
 class Restart(WireModel):
     id: Annotated[Str, Field(min_length=1)]
+    """Any string; changing it restarts the graph's pods; required."""
     strategy: RestartStrategy | None = None
+    """How the restart proceeds (sequential or parallel)."""
 
 
 class KvTransferPolicy(WireModel):
     cluster_topology_name: Annotated[Str, Field(min_length=1)] | None = None
+    """Grove ClusterTopology whose levels define the domains (exclusive with `label_key`)."""
     label_key: Annotated[Str, Field(min_length=1, max_length=317, pattern=LABEL_KEY_PATTERN)] | None = None
+    """Node label whose value names a worker's domain, e.g. `topology.kubernetes.io/zone` (exclusive with `cluster_topology_name`)."""
     domain: TopologyDomain
+    """Topology level KV transfers should stay within (e.g. `zone`, `rack`); required."""
     enforcement: Literal["required", "preferred"] | None = None
+    """`required` (default: only same-domain decode workers) or `preferred`."""
     preferred_weight: Annotated[float, Field(ge=0, le=1)] | None = None
+    """Strength of the same-domain preference, 0.0 to 1.0; required when enforcement is `preferred`."""
 
     @property
     def effective_enforcement(self) -> str:
@@ -341,31 +217,48 @@ class KvTransferPolicy(WireModel):
 
 class ComponentGroupMember(WireModel):
     name: Annotated[Str, Field(min_length=1)]
+    """Name of a component of this graph that belongs to the group."""
 
 
 class ComponentGroupSpec(WireModel):
     name: ComponentName
+    """Group name (letters, digits, '-'; at most 63)."""
     replicas: PositiveInt32
+    """Replicas of the whole group, integer >= 1."""
     scaling_adapter: ScalingAdapter | None = None
+    """`{}` creates a scaling adapter for the group."""
     components: Annotated[list[ComponentGroupMember], Field(min_length=1, max_length=16)]
+    """Member components, 1 to 16."""
 
 
 class DynamoGraphDeploymentExperimentalSpec(WireModel):
     kv_transfer_policy: KvTransferPolicy | None = None
+    """Topology-aware routing of KV-cache transfers from prefill to decode workers."""
     component_groups: Annotated[list[ComponentGroupSpec], Field(max_length=16)] | None = None
+    """Components scaled together as one group (at most 16 groups)."""
 
 
 class DynamoGraphDeploymentSpec(WireModel):
     provider_override: ProviderOverride | None = None
+    """Grove fragment merged into the generated PodCliqueSet."""
     annotations: dict[str, Str] | None = None
+    """Annotations copied onto every child object and pod (a component's own podTemplate values win)."""
     labels: dict[str, Str] | None = None
+    """Labels copied onto every child object and pod (a component's own podTemplate values win)."""
     priority_class_name: Str | None = None
+    """PriorityClass of the Grove PodCliqueSet (Grove pathway only)."""
     components: Annotated[list[DynamoComponentDeploymentSharedSpec], Field(max_length=25)] | None = None
+    """The graph's components, at most 25, names unique."""
     env: list[dict[str, Any]] | None = None
+    """Environment variables (core/v1 EnvVar mappings) put before every component's own; a component's entry of the same name wins."""
     backend_framework: BackendFramework | None = None
+    """`vllm`, `sglang` or `trtllm`; default: detected from each worker's command."""
     restart: Restart | None = None
+    """Change `restart.id` to restart the graph's pods."""
     topology_constraint: SpecTopologyConstraint | None = None
+    """Graph-wide topology placement against a Grove ClusterTopology."""
     experimental: DynamoGraphDeploymentExperimentalSpec | None = None
+    """Graph-level preview features (KV transfer policy, component groups)."""
 
     def component(self, name: str) -> DynamoComponentDeploymentSharedSpec | None:
         return next((c for c in self.components or [] if c.name == name), None)
@@ -375,18 +268,26 @@ class ObjectMeta(OpenModel):
     """metadata: the fields rules read are typed; everything else is kept as given."""
 
     name: Str | None = None
+    """Object name, a DNS-1123 subdomain; default: the Pulumi resource name; part of every child object's name."""
     namespace: Str | None = None
+    """Namespace (default: the component's `namespace=` argument, else `default`)."""
     labels: dict[str, Str] | None = None
+    """Labels of the object itself."""
     annotations: dict[str, Str] | None = None
+    """Annotations of the object itself (some configure the operator, e.g. the Grove update strategy)."""
     generation: Int64 | None = None
+    """Set by the API server; ignored on input."""
 
 
 class _TopLevel(WireModel):
     """A whole API object; ``status`` is kept opaque (controllers write it, we never render it)."""
 
     api_version: Literal["nvidia.com/v1beta1"] = API_VERSION
+    """Always `nvidia.com/v1beta1` (v1alpha1 files are converted when loaded)."""
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    """Name, namespace, labels and annotations of the object."""
     status: JSONObject | None = None
+    """Written by the operator in the cluster; kept as given, never rendered."""
 
     @property
     def name(self) -> str:
@@ -405,7 +306,9 @@ class _TopLevel(WireModel):
 
 class DynamoGraphDeployment(_TopLevel):
     kind: Literal["DynamoGraphDeployment"] = DGD_KIND
+    """Always `DynamoGraphDeployment`."""
     spec: DynamoGraphDeploymentSpec = Field(default_factory=DynamoGraphDeploymentSpec)
+    """The graph: its components and graph-wide settings."""
 
     @property
     def components(self) -> list[DynamoComponentDeploymentSharedSpec]:
@@ -416,12 +319,16 @@ class DynamoComponentDeploymentSpec(ComponentSpecFields):
     """DCD spec: ``backendFramework`` plus the shared spec inlined (``name`` defaulted from metadata)."""
 
     backend_framework: BackendFramework | None = None
+    """`vllm`, `sglang` or `trtllm`; default: detected from the command."""
     name: ComponentName | None = None
+    """Component name (default: metadata.name)."""
 
 
 class DynamoComponentDeployment(_TopLevel):
     kind: Literal["DynamoComponentDeployment"] = DCD_KIND
+    """Always `DynamoComponentDeployment`."""
     spec: DynamoComponentDeploymentSpec
+    """The component."""
 
     @property
     def component_name(self) -> str:
@@ -431,17 +338,23 @@ class DynamoComponentDeployment(_TopLevel):
 
 class DGDRef(WireModel):
     name: Annotated[Str, Field(min_length=1)]
+    """Name of the DynamoGraphDeployment the adapter scales."""
     component_name: Annotated[Str, Field(min_length=1)]
+    """Component of that graph the adapter scales."""
 
 
 class DynamoGraphDeploymentScalingAdapterSpec(WireModel):
     replicas: NonNegInt32
+    """Replicas the adapter sets on the component, integer >= 0."""
     dgd_ref: DGDRef
+    """The graph and component this adapter scales."""
 
 
 class DynamoGraphDeploymentScalingAdapter(_TopLevel):
     kind: Literal["DynamoGraphDeploymentScalingAdapter"] = DGDSA_KIND
+    """Always `DynamoGraphDeploymentScalingAdapter`."""
     spec: DynamoGraphDeploymentScalingAdapterSpec
+    """What the adapter scales and to how many replicas."""
 
 
 DynamoObject = DynamoGraphDeployment | DynamoComponentDeployment | DynamoGraphDeploymentScalingAdapter

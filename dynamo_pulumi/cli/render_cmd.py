@@ -1,7 +1,8 @@
 """``dynamo-pulumi render FILE``: print what the operator would create, as a YAML stream.
 
-The graph is loaded, defaulted and validated exactly as admission would; an invalid graph prints
-its errors on stderr, exits 1 and prints nothing on stdout. ``--stage`` picks what to print:
+The graph gets the deployability verdict ``validate`` gives (admission, then every refusal of
+rendering); a refused graph prints its errors on stderr, exits 1 and prints nothing on stdout.
+``--stage`` picks what to print:
 ``objects`` (default; the Deployments, Services, RBAC, ...), ``components`` (the DCDs a DGD
 expands into) or ``all`` (components first, then objects). One document per object, stable order.
 A file with several graphs renders each, in file order; one invalid graph fails the whole command
@@ -16,11 +17,12 @@ from typing import Any
 
 import yaml
 
-from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, check_loaded, load_documents
-from dynamo_pulumi.platform import load_platform
-from dynamo_pulumi.render import RenderResult, render_graph
+from dynamo_pulumi.loading import LoadedObject, load_documents
+from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.render import RenderResult
+from dynamo_pulumi.verdict import Verdict, judge
 
 STAGES = ("objects", "components", "all")
 
@@ -53,22 +55,22 @@ def dump_stream(documents: list[dict[str, Any]]) -> str:
     return yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, explicit_start=True)
 
 
-def _admitted(graphs: list[LoadedObject], platform: object, namespace: str | None) -> bool:
-    """CREATE admission of every graph (errors at alpha paths for v1alpha1 files); warnings and
-    errors go to stderr. True when every graph is admitted."""
-    admitted = True
+def _verdicts(
+    graphs: list[LoadedObject], others: list[dict[str, Any]], platform: Platform, namespace: str | None
+) -> list[Verdict] | None:
+    """The deployability verdict of every graph (errors at alpha paths for v1alpha1 files), asked
+    as "what would the operator create?" (features only operator mode deploys are shown, not
+    refused), with the file's other documents beside it (DRA claim templates); warnings and
+    errors go to stderr. None when any graph is refused."""
+    verdicts: list[Verdict] = []
     for loaded in graphs:
-        try:
-            findings = check_loaded(loaded, platform, namespace)
-        except GraphValidationError as exc:
-            for warning in exc.warnings:
-                print(f"Warning: {warning}", file=sys.stderr)
-            print(str(exc), file=sys.stderr)
-            admitted = False
-            continue
-        for warning in findings.warnings:
+        verdict = judge(loaded, platform, namespace, objects=others, for_expansion=True)
+        for warning in verdict.warnings:
             print(f"Warning: {warning}", file=sys.stderr)
-    return admitted
+        if not verdict.deployable:
+            print(str(verdict.error()), file=sys.stderr)
+        verdicts.append(verdict)
+    return verdicts if all(v.deployable for v in verdicts) else None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,11 +80,12 @@ def run(args: argparse.Namespace) -> int:
     if not graphs:
         raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", loaded.source)
     platform = load_platform(args.platform)
-    if not _admitted(graphs, platform, args.namespace):
+    verdicts = _verdicts(graphs, list(loaded.others), platform, args.namespace)
+    if verdicts is None:
         return 1
     documents: list[dict[str, Any]] = []
-    for entry in graphs:
-        result = render_graph(entry.object, platform, args.namespace, objects=loaded.others)  # type: ignore[arg-type]
-        documents += selected_documents(result, args.stage)
+    for verdict in verdicts:
+        assert verdict.rendered is not None  # a deployable graph always carries its rendering
+        documents += selected_documents(verdict.rendered, args.stage)
     sys.stdout.write(dump_stream(documents))
     return 0

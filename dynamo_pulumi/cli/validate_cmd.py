@@ -1,12 +1,15 @@
 """``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE] [--mode render|operator]``: admission, offline.
 
-Every Dynamo object in every FILE goes through what the API server would run on CREATE
-(defaulting, CEL, the operator's validating webhook). With ``--old``, an object whose kind and
-name also appear in the old file is checked as an UPDATE of that object instead. ``--mode``
-gives the answer for one deployment mode (:mod:`dynamo_pulumi.validation.update_verdict`):
-``operator`` refuses exactly what the operator's webhooks refuse; ``render`` (the default)
-refuses what needs the operator (a Kubernetes-API planner, LPX, checkpoints) and reports the
-webhook's update rules as planned replacements.
+Every Dynamo object in every FILE gets the deployability verdict every other command and the
+Pulumi components use (:mod:`dynamo_pulumi.verdict`): what the API server would run on CREATE
+(object metadata and size, defaulting, CEL, the operator's validating webhook), then every refusal
+rendering would make (rendered names and labels, backend detection, orchestrator availability).
+With ``--old``, an object whose kind and name also appear in the old file is checked as an UPDATE
+of that object instead. ``--mode`` gives the answer for one deployment mode
+(:mod:`dynamo_pulumi.validation.update_verdict`): ``operator`` refuses exactly what the
+operator's webhooks refuse; ``render`` (the default) refuses what needs the operator (a
+Kubernetes-API planner, LPX, checkpoints) and reports the webhook's update rules as planned
+replacements.
 
 Valid objects print one summary line each on stdout; warnings go to stderr. An invalid object
 prints kubectl's header and then one line per error on stderr, each prefixed with the file name
@@ -27,7 +30,7 @@ from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError
 from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents
 from dynamo_pulumi.platform import Platform, load_platform
-from dynamo_pulumi.validation.update_verdict import create_verdict, update_verdict
+from dynamo_pulumi.verdict import judge
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
 
@@ -122,8 +125,9 @@ def _validate_object(
 ) -> bool:
     obj = loaded.object
     old = old_objects.get((obj.kind, obj.name))
-    # Create admission (v1alpha1 compatibility pass, alpha error paths), or the update verdict.
-    verdict = create_verdict(loaded, platform, mode) if old is None else update_verdict(old, loaded, platform, mode)
+    # The one deployability verdict: admission (create, or the update verdict of ``old``) at the
+    # paths the user wrote, then every refusal rendering would make.
+    verdict = judge(loaded, platform, old=old, mode=mode)
     for warning in verdict.warnings:
         print(f"{path}: warning: {warning}", file=err)
     errors = verdict.validate_errors()

@@ -3,7 +3,7 @@
 The operator does not check these at admission; its child objects fail at the API server when it
 creates them (an 80-character graph name gives Services of ~90 characters). This pure check runs
 at the end of ``render_graph`` over every rendered object (and every generated DCD), and raises one
-:class:`~dynamo_pulumi.errors.RenderError` listing each problem: the object, the field, the value,
+:class:`RenderedNameError` (a RenderError) listing each problem: the object, the field, the value,
 the rule, and the graph or component name it comes from.
 
 Checked: ``metadata.name`` by kind (Service: DNS-1035 label; Role/RoleBinding: path segment;
@@ -52,20 +52,57 @@ class NameSources:
     graph_name: str
     components: Sequence[tuple[str, str]] = ()
 
-    def hint(self, value: str) -> str:
-        """Which graph field to shorten or change so that ``value`` becomes valid."""
+    def _found(self, value: str) -> list[tuple[str, str]]:
+        """(field path, description) of every graph field whose text appears in ``value``."""
         lowered = value.lower()
         found = []
         if self.graph_name and self.graph_name.lower() in lowered:
-            found.append(f'the {self.graph_kind} name metadata.name "{self.graph_name}" ({len(self.graph_name)} characters)')
+            found.append(("metadata.name", f'the {self.graph_kind} name metadata.name "{self.graph_name}" '
+                          f"({len(self.graph_name)} characters)"))
         found += [
-            f'component name {path} "{name}" ({len(name)} characters)'
+            (path, f'component name {path} "{name}" ({len(name)} characters)')
             for name, path in self.components
             if name and name.lower() in lowered
         ]
+        return found
+
+    def source_path(self, value: str) -> str:
+        """The graph field ``value`` is built from (``""`` when it is none of the names)."""
+        found = self._found(value)
+        return found[0][0] if found else ""
+
+    def hint(self, value: str, problem: str = "") -> str:
+        """What to change in the graph so that ``value`` becomes valid, fitting the cause: a
+        length problem is fixed by shortening, a character problem is not."""
+        found = [text for _, text in self._found(value)]
         if not found:
             return "set it as written in the graph (spec labels or a component's podTemplate labels)"
-        return "shorten " + " or ".join(found)
+        if "no more than" in problem:
+            return "shorten " + " or ".join(found)
+        return (
+            "rename " + " or ".join(found) + " using only lower-case letters, digits and '-', starting "
+            "with a letter and ending with a letter or digit"
+        )
+
+
+@dataclass(frozen=True)
+class NameProblem:
+    """One refused name or label: the line to print and the graph field it comes from."""
+
+    text: str
+    source_path: str = ""
+
+
+class RenderedNameError(RenderError):
+    """Rendered names or labels the API server would refuse, one :class:`NameProblem` each."""
+
+    def __init__(self, problems: Sequence[NameProblem], where: str) -> None:
+        self.problems = list(problems)
+        super().__init__(
+            f"{len(self.problems)} rendered name(s) or label(s) would be refused by the API server:\n"
+            + "\n".join(f"* {p.text}" for p in self.problems),
+            where,
+        )
 
 
 def _label_maps(node: Any, path: str) -> Iterator[tuple[str, dict[Any, Any]]]:
@@ -90,15 +127,22 @@ def _known(value: Any) -> bool:
 
 def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
     """Every name and label problem of one rendered object, one line each."""
+    return [p.text for p in _object_problems(obj, sources)]
+
+
+def _object_problems(obj: dict[str, Any], sources: NameSources) -> list[NameProblem]:
     kind = str(obj.get("kind", ""))
     metadata = obj.get("metadata") or {}
     name = metadata.get("name")
     what = f'{kind} "{name}"'
-    problems: list[str] = []
+    problems: list[NameProblem] = []
     if _known(name):
         rule, check = NAME_RULES.get(kind, _SUBDOMAIN)
         problems += [
-            f"{what}: metadata.name {name!r} ({len(name)} characters): {msg} [{rule}]; {sources.hint(name)}"
+            NameProblem(
+                f"{what}: metadata.name {name!r} ({len(name)} characters): {msg} [{rule}]; {sources.hint(name, msg)}",
+                sources.source_path(name),
+            )
             for msg in check(name)
         ]
     maps = list(_label_maps(obj, ""))
@@ -110,28 +154,30 @@ def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
             if _known(key) and (key, "key") not in seen:
                 seen.add((key, "key"))
                 problems += [
-                    f"{what}: {path} key {key!r}: {msg} [label key]; {sources.hint(key)}"
+                    NameProblem(
+                        f"{what}: {path} key {key!r}: {msg} [label key]; {sources.hint(key, msg)}",
+                        sources.source_path(key),
+                    )
                     for msg in label_key_problems(key)
                 ]
             if _known(value) and (key, value) not in seen:
                 seen.add((key, value))
                 problems += [
-                    f"{what}: {path}[{key}] value {value!r} ({len(value)} characters): {msg} [label value]; "
-                    f"{sources.hint(value)}"
+                    NameProblem(
+                        f"{what}: {path}[{key}] value {value!r} ({len(value)} characters): {msg} [label value]; "
+                        f"{sources.hint(value, msg)}",
+                        sources.source_path(value),
+                    )
                     for msg in label_value_problems(value)
                 ]
     return problems
 
 
 def check_rendered_names(objects: Sequence[dict[str, Any]], sources: NameSources) -> None:
-    """Raise one RenderError listing every name or label the API server would refuse."""
-    problems = [p for obj in objects for p in object_problems(obj, sources)]
+    """Raise one RenderedNameError listing every name or label the API server would refuse."""
+    problems = [p for obj in objects for p in _object_problems(obj, sources)]
     if problems:
-        raise RenderError(
-            f"{len(problems)} rendered name(s) or label(s) would be refused by the API server:\n"
-            + "\n".join(f"* {p}" for p in problems),
-            f"{sources.graph_kind} {sources.graph_name!r}",
-        )
+        raise RenderedNameError(problems, f"{sources.graph_kind} {sources.graph_name!r}")
 
 
-__all__ = ["NAME_RULES", "NameSources", "check_rendered_names", "object_problems"]
+__all__ = ["NAME_RULES", "NameProblem", "NameSources", "RenderedNameError", "check_rendered_names", "object_problems"]

@@ -1,8 +1,9 @@
 """The two Pulumi ComponentResources: ``DynamoGraphDeployment`` and ``DynamoComponentDeployment``.
 
-Order matters: the spec is loaded, validated and rendered *before* ``super().__init__``, so an
-invalid graph raises its GraphValidationError and nothing at all is registered (not even the
-component). After that, registration is a straight walk over the plan: graph-level objects under
+Order matters: the spec is loaded, judged and rendered *before* ``super().__init__``, so an
+invalid graph raises its GraphValidationError (a ``pulumi.RunError``, see :mod:`.run_errors`) and
+nothing at all is registered (not even the component); so does a graph whose objects another
+component of the program already creates (:mod:`.object_registry`). After that, registration is a straight walk over the plan: graph-level objects under
 the DGD, one DCD per component, the component's objects under its DCD. Providers given to the
 DGD (``provider=`` or ``providers=``) reach every child through Pulumi's parent chain.
 """
@@ -19,6 +20,7 @@ from dynamo_pulumi.api.v1beta1 import DCD_KIND, DGD_KIND
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
+from dynamo_pulumi.resources.object_registry import claim_objects
 from dynamo_pulumi.resources.operator_mode import (
     operator_expansion,
     register_custom_resource,
@@ -26,10 +28,12 @@ from dynamo_pulumi.resources.operator_mode import (
     resolve_mode,
 )
 from dynamo_pulumi.resources.options import ignore_changes
-from dynamo_pulumi.resources.outputs import ComponentSummary, summarize, summarize_component
+from dynamo_pulumi.resources.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
+from dynamo_pulumi.resources.run_errors import reported_to_pulumi
+from dynamo_pulumi.resources.typed_outputs import summary_numbers, total_of
 
 DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
 DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
@@ -88,17 +92,20 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         component (default: 60 minutes). ``_graph``/``_component`` are how a
         DynamoGraphDeployment hands over one of its components."""
         standalone = _graph is None
-        if _graph is None:
-            if spec is None:
-                raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
-            resolved = resolve_mode(spec, mode)
-            _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
-                spec, platform, namespace, name, placement, objects, mode=resolved or "render"
-            )
-            _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
-            _component = _graph.components[0]
-        if _component is None:
-            raise InputError(f"DynamoComponentDeployment {name!r}: no component given")
+        with reported_to_pulumi():
+            if _graph is None:
+                if spec is None:
+                    raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
+                resolved = resolve_mode(spec, mode)
+                _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
+                    spec, platform, namespace, name, placement, objects, mode=resolved or "render"
+                )
+                _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
+                _component = _graph.components[0]
+            if _component is None:
+                raise InputError(f"DynamoComponentDeployment {name!r}: no component given")
+            if standalone:
+                claim_objects(_graph, [*_graph.graph_objects, *_component.objects], f'{DCD_KIND} "{name}"')
         self.plan = _graph
         self.component = _component
         deps = _depends_on(opts)
@@ -133,8 +140,9 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.workload_kind = pulumi.Output.from_input(summary.workload_kind)
         self.workload_names = pulumi.Output.from_input(summary.workload_names)
         self.service_name = pulumi.Output.from_input(summary.service_name)
-        self.replicas = pulumi.Output.from_input(summary.replicas)
-        self.gpus = pulumi.Output.from_input(summary.gpus)
+        replicas, gpus = summary_numbers(summary.replicas, summary.gpus, self.plan.outputs)
+        self.replicas = pulumi.Output.from_input(replicas)
+        self.gpus = pulumi.Output.from_input(gpus)
         self.register_outputs(
             {
                 "workloadKind": self.workload_kind,
@@ -176,11 +184,13 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         DGD custom resource for an installed operator); ``adopt`` imports an existing DGD.
         ``readiness``: whether and how long ``pulumi up`` waits for the graph to serve, and how to
         reach the cluster (default: wait up to 60 minutes, ambient connection)."""
-        resolved = resolve_mode(spec, mode)
-        plan = spec if isinstance(spec, GraphPlan) else plan_graph(
-            spec, platform, namespace, name, placement, objects, mode=resolved or "render"
-        )
-        _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
+        with reported_to_pulumi():
+            resolved = resolve_mode(spec, mode)
+            plan = spec if isinstance(spec, GraphPlan) else plan_graph(
+                spec, platform, namespace, name, placement, objects, mode=resolved or "render"
+            )
+            _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
+            claim_objects(plan, plan.all_objects(), f'{DGD_KIND} "{name}"')
         self.plan = plan
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
@@ -201,10 +211,10 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
         self.frontend_url = pulumi.Output.from_input(summary.frontend_url)
-        self.total_gpus = pulumi.Output.from_input(summary.total_gpus)
-        self.component_outputs = pulumi.Output.from_input(
-            {name: s.as_dict() for name, s in summary.components.items()}
+        self.total_gpus = pulumi.Output.from_input(
+            total_of([c.gpus for c in self.components.values()]) if plan.outputs.integers else summary.total_gpus
         )
+        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary))
         self.expansion = pulumi.Output.from_input(operator_expansion(plan))
         self.register_outputs(
             {
@@ -215,6 +225,16 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
                 "expansion": self.expansion,
             }
         )
+
+    def _component_outputs(self, summary: GraphSummary) -> dict[str, Any]:
+        """Per component, its summary; in render mode with the registered DCD's Output-aware
+        replica and GPU counts (operator mode registers no DCD: the summary's own counts)."""
+        if not self.components:
+            return {name: s.as_dict() for name, s in summary.components.items()}
+        return {
+            name: {**s.as_dict(), "replicas": c.replicas, "gpus": c.gpus}
+            for (name, s), c in zip(summary.components.items(), self.components.values(), strict=True)
+        }
 
     def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:
         """Render mode: graph-level objects under the DGD, one DCD per component; awaited kinds

@@ -17,7 +17,7 @@ creating the new hash-named workload before deleting the old one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,21 +25,25 @@ from dynamo_pulumi.api.v1beta1 import (
     DCD_KIND,
     DGD_KIND,
     DynamoComponentDeployment,
+    DynamoComponentDeploymentSpec,
     DynamoGraphDeployment,
+    DynamoGraphDeploymentSpec,
 )
 from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
-from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, admit_in_mode, check_mode, render_in_mode
-from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, check_mode
+from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
+from dynamo_pulumi.loading import LoadedObject
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
 from dynamo_pulumi.resources.placement import GpuPlacement
+from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_output_names, scrub
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
 GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
-SpecSource = GraphModel | Mapping[str, Any] | str | Path
+SpecSource = GraphModel | DynamoGraphDeploymentSpec | DynamoComponentDeploymentSpec | Mapping[str, Any] | str | Path
 
 #: Kinds that always belong to the graph, whatever their labels say (issue 5, item 2).
 GRAPH_LEVEL_KINDS = frozenset(
@@ -141,6 +145,11 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
     """The spec as something :func:`load_graph` reads, with Outputs parked as tokens."""
     if isinstance(spec, (DynamoGraphDeployment, DynamoComponentDeployment)):
         return park(spec.to_wire(), table)  # models hold Outputs only inside podTemplate dicts
+    if isinstance(spec, DynamoGraphDeploymentSpec):  # a typed bare spec: named after the resource
+        spec = spec.to_wire()
+    if isinstance(spec, DynamoComponentDeploymentSpec):  # a standalone component's typed spec
+        return {"apiVersion": "nvidia.com/v1beta1", "kind": DCD_KIND, "metadata": {"name": name},
+                "spec": park(spec.to_wire(), table, "spec")}
     if isinstance(spec, Path):
         return spec
     if isinstance(spec, str):
@@ -160,15 +169,22 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
 
 def load_spec(spec: SpecSource, name: str = "") -> tuple[GraphModel, OutputTable]:
     """The graph model of ``spec`` (v1alpha1 converted) and the Outputs parked in it."""
-    from dynamo_pulumi.loading import load_graph
+    entry, table = load_spec_entry(spec, name)
+    return entry.object, table  # type: ignore[return-value]
+
+
+def load_spec_entry(spec: SpecSource, name: str = "") -> tuple[LoadedObject, OutputTable]:
+    """Like :func:`load_spec`, keeping where the graph came from (v1alpha1 paths for errors).
+
+    A graph without ``metadata.name`` takes the Pulumi resource name ``name``."""
+    from dynamo_pulumi.resources.typed_outputs import load_with_outputs
 
     table = OutputTable()
-    graph = load_graph(_as_document(spec, name, table))
-    if not graph.metadata.name:
-        if not name:
-            raise InputError("the graph has no metadata.name")
+    entry = load_with_outputs(_as_document(spec, name, table), table)
+    graph = entry.object
+    if not graph.metadata.name and name:
         graph.metadata.name = name
-    return graph, table
+    return entry, table
 
 
 def side_documents(spec: SpecSource) -> list[dict[str, Any]]:
@@ -180,20 +196,13 @@ def side_documents(spec: SpecSource) -> list[dict[str, Any]]:
     return list(load_documents(spec).others)
 
 
-def _placed(graph: GraphModel, placement: GpuPlacement, table: OutputTable) -> GraphModel:
+def _placed(entry: LoadedObject, placement: GpuPlacement, table: OutputTable) -> LoadedObject:
     """The graph with the GPU placement written into its GPU components' pod templates."""
     from dynamo_pulumi.loading import load_graph
 
-    wire = graph.to_wire()
+    wire = entry.object.to_wire()
     placement.apply(wire)
-    return load_graph(park(wire, table))
-
-
-def validate_graph(graph: GraphModel, platform: Platform) -> list[str]:
-    """Admission parity: raises GraphValidationError with every field error; returns warnings."""
-    from dynamo_pulumi.validation import check
-
-    return [str(warning) for warning in check(graph, platform)]
+    return replace(entry, object=load_graph(park(wire, table)))
 
 
 # --- grouping ---------------------------------------------------------------------------------------
@@ -346,8 +355,9 @@ def _refuse_outputs_read_by_rendering(
     read = read_by_rendering(table, graph.to_wire(), render)
     if read:
         raise InputError(
-            "the operator's rendering reads these values (not just copies them), so they cannot be "
-            "pulumi.Outputs; give plain values: " + ", ".join(read)
+            "the operator's rendering reads these values (hashes them into names, parses or compares "
+            "them), not just copies them, and a pulumi.Output's value cannot be read at preview time; "
+            "give plain values at: " + ", ".join(read)
         )
 
 
@@ -360,7 +370,8 @@ def plan_graph(
     objects: Sequence[Mapping[str, Any]] = (),
     mode: str = DEFAULT_MODE,
 ) -> GraphPlan:
-    """Load, validate and render ``spec`` into a plan. Raises before anything is registered.
+    """Load, judge (:mod:`dynamo_pulumi.verdict`) and render ``spec`` into a plan. Raises before
+    anything is registered.
 
     ``objects``: other Kubernetes objects the program deploys beside the graph; with the other
     documents of ``spec``'s YAML file, rendering reads the DRA claim templates among them.
@@ -368,21 +379,39 @@ def plan_graph(
     In operator mode the rendered objects are the operator's predicted expansion; an Output the
     rendering reads is then no error (the operator reads the real value, only the prediction
     sees the placeholder)."""
+    from dynamo_pulumi.verdict import check_deployable
+
     checked_mode = check_mode(mode)
     resolved = load_platform(platform)  # type: ignore[arg-type]
-    graph, table = load_spec(spec, name)
-    if placement is not None:
-        graph = _placed(graph, placement, table)
-    ns = namespace or graph.metadata.namespace or "default"
-    warnings = admit_in_mode(graph, resolved, checked_mode)
+    table = OutputTable()
     beside = [*side_documents(spec), *objects]
-    result, render_warnings = render_in_mode(graph, resolved, ns, checked_mode, objects=beside)
-    if table and checked_mode == "render":
-        _refuse_outputs_read_by_rendering(graph, table, resolved, ns, beside)
+    try:
+        entry, table = load_spec_entry(spec, name)
+        if placement is not None:
+            entry = _placed(entry, placement, table)
+        graph: GraphModel = entry.object  # type: ignore[assignment]
+        ns = namespace or graph.metadata.namespace or "default"
+        verdict = check_deployable(entry, resolved, namespace, mode=checked_mode, objects=beside)
+        if table and checked_mode == "render":
+            _refuse_outputs_read_by_rendering(graph, table, resolved, ns, beside)
+    except GraphValidationError as exc:
+        raise explain(exc, table) from None
+    except DynamoPulumiError:
+        raise
+    except Exception as exc:  # rendering tripped over an Output where it needs a concrete value
+        if not table:
+            raise
+        raise crashed(exc, table) from None
+    result = verdict.rendered
+    assert result is not None  # a deployable graph carries its rendering (operator mode: the prediction)
+    warnings = [scrub(w, table) for w in verdict.warnings]  # no parked token in a message
     plan = plan_from_rendered(
         graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
     )
+    if table:
+        refuse_output_names([plan.name, *(o.pulumi_name for o in plan.all_objects()),
+                             *(c.pulumi_name for c in plan.components)], table)
     plan.outputs = table
-    plan.warnings = warnings + render_warnings
+    plan.warnings = warnings
     plan.mode = checked_mode
     return plan

@@ -5,6 +5,14 @@ each Output found at a leaf of the user's spec is replaced by a unique token str
 loading, and after rendering every string holding a token becomes the Output again (a string
 that only *contains* a token, e.g. ``"--model=<token>"``, becomes an ``Output.concat``).
 
+Outputs of other JSON types: inside the free-form core/v1 parts (pod templates) a token stands
+for a number, a boolean, a list or a whole object as well, because the schema check treats a token
+as unknown whatever the type. Where a *typed model field* needs an integer (``replicas``,
+``minAvailable``, ``multinode.nodeCount``), the token is swapped for a stand-in integer unique to
+that Output (:meth:`OutputTable.integer_for`), and every rendered integer equal to it becomes the
+Output again. Whether the rendering only copies such a value is decided as for strings: a second
+render with every stand-in spelled differently must differ from the first only at the copies.
+
 Consequence, stated in the README: a value known only at deploy time does not take part in the
 worker hash, so when such a value changes the worker workload is updated in place (Kubernetes'
 own rolling update) instead of being recreated under a new hash-suffixed name. Any *other* use of
@@ -21,6 +29,7 @@ from typing import Any
 
 import pulumi
 
+from dynamo_pulumi.api.pulumi_args import is_input_object, plain
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
 
@@ -39,6 +48,8 @@ class OutputTable:
     outputs: dict[str, pulumi.Output[Any]] = field(default_factory=dict)
     #: Where each Output sat in the user's spec (for messages), by token id.
     paths: dict[str, str] = field(default_factory=dict)
+    #: Stand-in integers of Outputs at integer model fields: stand-in -> token id.
+    integers: dict[int, str] = field(default_factory=dict)
 
     def token_for(self, value: pulumi.Output[Any], path: str = "") -> str:
         ident = hashlib.sha256(path.encode()).hexdigest()[:12]
@@ -50,8 +61,31 @@ class OutputTable:
         self.paths[ident] = path
         return token(ident)
 
+    def integer_for(self, ident: str) -> int:
+        """The stand-in integer of the Output ``ident`` at an integer field (fits an int32)."""
+        value = integer_stand_in(ident)
+        self.integers[value] = ident
+        return value
+
+    def ident_of_token(self, text: str) -> str | None:
+        match = _TOKEN_RE.fullmatch(text)
+        return match.group(1) if match and match.group(1) in self.outputs else None
+
+    def describe(self, ident: str) -> str:
+        return f"the pulumi.Output at {self.paths.get(ident) or '<spec>'}"
+
     def __bool__(self) -> bool:
         return bool(self.outputs)
+
+
+#: Stand-in integers: ``_INT_BASE + 24 bits of the id``, the probe spelling ``_PROBE_OFFSET``
+#: higher; both below 2**31 and far above any replica count or port a graph holds.
+_INT_BASE = 1_000_000_000
+_PROBE_OFFSET = 1_000_000_000
+
+
+def integer_stand_in(ident: str, probe: bool = False) -> int:
+    return _INT_BASE + int(ident[:6], 16) + (_PROBE_OFFSET if probe else 0)
 
 
 def _is_output(value: Any) -> bool:
@@ -64,6 +98,8 @@ def park(value: Any, table: OutputTable, path: str = "") -> Any:
     ``path`` is where ``value`` sits in the whole object (``""`` for the object itself)."""
     if _is_output(value):
         return table.token_for(value, path)
+    if is_input_object(value):  # a pulumi_kubernetes *Args object: its wire mapping
+        return park(plain(value), table, path)
     if isinstance(value, Mapping):
         result = {}
         for key, item in value.items():
@@ -93,11 +129,13 @@ def _restore_string(text: str, table: OutputTable) -> Any:
 
 
 def restore(value: Any, table: OutputTable) -> Any:
-    """A copy of ``value`` with every token put back as its Output."""
+    """A copy of ``value`` with every token (and stand-in integer) put back as its Output."""
     if not table:
         return value
     if isinstance(value, str):
         return _restore_string(value, table)
+    if isinstance(value, int) and not isinstance(value, bool) and value in table.integers:
+        return table.outputs[table.integers[value]]
     if isinstance(value, Mapping):
         return {key: restore(item, table) for key, item in value.items()}
     if isinstance(value, list):
@@ -110,11 +148,25 @@ def has_token(value: Any) -> bool:
     return isinstance(value, str) and bool(_TOKEN_RE.search(value))
 
 
-PROBE = "dynamo-pulumi-probe"
-
-
 def token(ident: str) -> str:
     return f"__dynamo_pulumi_output_{ident}__"
+
+
+def probe_ident(ident: str) -> str:
+    """Another valid token id for the same Output: the probe spelling stays a token, so schema
+    checks still see an unknown value (not a string that fails a quantity pattern)."""
+    return hashlib.sha256(f"probe:{ident}".encode()).hexdigest()[:12]
+
+
+def replace_integer(value: Any, old: int, new: int) -> Any:
+    """A copy of ``value`` with the integer ``old`` (not a boolean) replaced by ``new``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return new if value == old else value
+    if isinstance(value, Mapping):
+        return {k: replace_integer(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replace_integer(item, old, new) for item in value]
+    return value
 
 
 def replace_text(value: Any, old: str, new: str) -> Any:
@@ -144,13 +196,19 @@ def read_by_rendering(
     baseline, base_hash = render(wire)
     expected = _without_hash(baseline, base_hash)
 
+    stand_ins = {ident: value for value, ident in table.integers.items()}
+
     def changes_rendering(idents: list[str]) -> bool:
         probed_wire = wire
         for ident in idents:
-            probed_wire = replace_text(probed_wire, token(ident), f"{PROBE}-{ident}")
+            probed_wire = replace_text(probed_wire, token(ident), token(probe_ident(ident)))
+            if ident in stand_ins:
+                probed_wire = replace_integer(probed_wire, stand_ins[ident], integer_stand_in(ident, probe=True))
         probed, probe_hash = render(probed_wire)
         for ident in idents:
-            probed = replace_text(probed, f"{PROBE}-{ident}", token(ident))
+            probed = replace_text(probed, token(probe_ident(ident)), token(ident))
+            if ident in stand_ins:
+                probed = replace_integer(probed, integer_stand_in(ident, probe=True), stand_ins[ident])
         return _without_hash(probed, probe_hash) != expected
 
     idents = list(table.paths)

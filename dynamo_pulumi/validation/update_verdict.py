@@ -70,13 +70,15 @@ def as_sent(old: Graph, new: Graph) -> Graph:
     return new
 
 
-def update_verdict(old: Graph, new: LoadedObject, platform: Platform, mode: str) -> UpdateVerdict:
+def update_verdict(
+    old: Graph, new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None
+) -> UpdateVerdict:
     """The verdict on replacing ``old`` (as applied before) with the loaded ``new``."""
     checked = check_mode(mode)
     sent = as_sent(old, new.object)  # type: ignore[arg-type]
-    update = validate_update(old, sent, platform, source_api_version=new.source_api_version)
+    update = validate_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
     update_errors = _at_written_paths(update.errors, new)
-    create = validate_loaded(new, platform)  # already at the paths the user wrote
+    create = validate_loaded(new, platform, namespace)  # already at the paths the user wrote
     if checked == "render":
         refusals = _at_written_paths(operator_only_errors(new.object), new)
         return UpdateVerdict(checked, [*create.errors, *refusals], update_errors, create.warnings)
@@ -87,10 +89,10 @@ def update_verdict(old: Graph, new: LoadedObject, platform: Platform, mode: str)
     return UpdateVerdict(checked, [], update_errors, update.warnings)
 
 
-def create_verdict(new: LoadedObject, platform: Platform, mode: str) -> UpdateVerdict:
+def create_verdict(new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None) -> UpdateVerdict:
     """No OLD: create admission, plus the render-mode refusals in render mode."""
     checked = check_mode(mode)
-    create = validate_loaded(new, platform)
+    create = validate_loaded(new, platform, namespace)
     refusals = _at_written_paths(operator_only_errors(new.object), new) if checked == "render" else []
     return UpdateVerdict(checked, [*create.errors, *refusals], [], create.warnings)
 

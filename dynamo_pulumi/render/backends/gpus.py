@@ -17,6 +17,7 @@ from kubernetes.utils import parse_quantity
 
 from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.placeholders import contains_output_token
 
 if TYPE_CHECKING:
     from dynamo_pulumi.render.backends.dra_claims import DraInventory
@@ -43,6 +44,12 @@ def _scalar_gpu_count(resource_list: Any, where: str) -> int | None:
     name = names[0]
     quantity = resource_list[name]
     path = f"{where}[{name}]"
+    if contains_output_token(quantity):
+        raise RenderError(
+            "the GPU count decides the launch flags, and a pulumi.Output's value cannot be read at preview "
+            "time; give a plain GPU count",
+            path,
+        )
     if isinstance(quantity, bool) or not isinstance(quantity, (str, int, float)):
         raise RenderError("GPU quantity must be a plain value to size the launch", path)
     try:

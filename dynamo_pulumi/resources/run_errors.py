@@ -1,0 +1,45 @@
+"""Input errors as ``pulumi.RunError``, so ``pulumi up`` prints the field errors and no traceback.
+
+The Pulumi language host prints any other exception with its Python stack trace; a ``RunError``
+is printed as its message alone. The error raised is a subclass of *both* the package's own
+error class (``GraphValidationError``, ``InputError``, ``DuplicateObjectError``, ...) and
+``pulumi.RunError``, carrying the same fields, so code that catches ours keeps working and the
+CLI keeps its own formatting. This lives under ``resources/`` because it imports ``pulumi``;
+:mod:`dynamo_pulumi.errors` stays importable without it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pulumi
+
+from dynamo_pulumi.errors import DynamoPulumiError
+
+
+@functools.cache
+def run_error_class(cls: type[DynamoPulumiError]) -> type[DynamoPulumiError]:
+    """``cls`` that is also a ``pulumi.RunError`` (one class per error class, same name)."""
+    return type(cls.__name__, (cls, pulumi.RunError), {"__module__": __name__, "__doc__": cls.__doc__})
+
+
+def as_run_error(exc: DynamoPulumiError) -> DynamoPulumiError:
+    """The same error (same class, message and fields) as a ``pulumi.RunError``."""
+    if isinstance(exc, pulumi.RunError):
+        return exc
+    cls = run_error_class(type(exc))
+    copy = cls.__new__(cls)
+    copy.__dict__.update(exc.__dict__)
+    copy.args = exc.args
+    return copy
+
+
+@contextmanager
+def reported_to_pulumi() -> Iterator[None]:
+    """Our input errors raised inside the block leave it as ``pulumi.RunError``s."""
+    try:
+        yield
+    except DynamoPulumiError as exc:
+        raise as_run_error(exc) from None
