@@ -13,13 +13,13 @@ beside the graph, never dropped.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping, Sequence
+import stat
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha
 from dynamo_pulumi.api.parse import openapi_type, parse_object
@@ -38,49 +38,23 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
     DynamoObject,
 )
-from dynamo_pulumi.errors import Findings, GraphValidationError, InputError
+from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
+from dynamo_pulumi.yaml_source import DocumentPositions, parse_documents
 
 AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
-Source = str | bytes | Path | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 
-class _KubeYamlLoader(yaml.SafeLoader):
-    """YAML as ``kubectl`` decodes it: timestamps stay strings, scalar keys become strings,
-    duplicate keys are errors."""
+@dataclass(frozen=True)
+class SourceText:
+    """YAML text and the name it is reported under (a file, ``<stdin>``): what the CLI reads
+    itself, so that only text the user marked as text is parsed as YAML."""
+
+    text: str
+    name: str = ""
 
 
-def _json_key(key: Any) -> Any:
-    """A scalar mapping key as sigs.k8s.io/yaml turns it into a JSON object key."""
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return str(key)
-    if isinstance(key, float):
-        return format(key, "g")
-    return key
-
-
-def _construct_mapping(loader: _KubeYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    result: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = _json_key(loader.construct_object(key_node, deep=True))
-        if key in result:
-            raise yaml.constructor.ConstructorError(
-                None, None, f'mapping key "{key}" already defined', key_node.start_mark
-            )
-        result[key] = loader.construct_object(value_node, deep=True)
-    return result
-
-
-_KubeYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_KubeYamlLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
-)
-
+Source = str | bytes | Path | SourceText | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 @dataclass(frozen=True)
 class LoadedObject:
@@ -98,6 +72,8 @@ class LoadedObject:
     #: Position of the document in the input (0-based, empty documents not counted).
     document: int = 0
     source: str = ""
+    #: Where each field was written, when the object was loaded from YAML text.
+    positions: DocumentPositions | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_alpha(self) -> bool:
@@ -142,47 +118,91 @@ def _looks_like_path(text: str) -> bool:
         return False
 
 
-def _read_file(path: Path) -> str:
+def _not_a_file(mode: int) -> str | None:
+    """What a path that is not a regular file (or a pipe) is, for the error message."""
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a file"
+    if stat.S_ISCHR(mode):
+        return "is a character device, not a file"
+    if stat.S_ISBLK(mode):
+        return "is a block device, not a file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a file"
+    return None
+
+
+def read_text_file(path: str | Path) -> str:
+    """The UTF-8 text of a regular file or a pipe (``<(...)``), or a one-line InputError saying
+    what the path is instead: missing, a directory, a device, unreadable, not UTF-8."""
+    name = str(path)
     try:
-        return path.read_text(encoding="utf-8")
+        problem = _not_a_file(os.stat(name).st_mode)
     except FileNotFoundError:
-        raise InputError("no such file", str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file: {exc}", str(path)) from None
+        raise InputError("no such file", name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", name) from None
+    if problem:
+        raise InputError(problem, name)
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    except PermissionError:
+        raise InputError("cannot read: permission denied", name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", name) from None
+    return _decode(data, name)
+
+
+def _read_file(path: Path) -> str:
+    return read_text_file(path)
 
 
 def parse_yaml(text: str, source: str = "") -> list[Any]:
     """Every non-empty document of a (multi-document) YAML text."""
+    return [doc.value for doc in parse_documents(text, source)]
+
+
+#: A raw document and, when it came from YAML text, the positions of its fields.
+RawDocument = tuple[Any, DocumentPositions | None]
+
+
+def _decode(data: bytes, name: str) -> str:
     try:
-        docs = list(yaml.load_all(text, Loader=_KubeYamlLoader))
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}", source) from None
-    return [d for d in docs if d is not None]
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", name) if name else InputError("input is not UTF-8 text") from None
 
 
-def read_documents(source: Source) -> tuple[list[Any], str]:
-    """The raw documents of ``source`` and a description of it for messages."""
+def read_raw_documents(source: Source) -> tuple[list[RawDocument], str]:
+    """The raw documents of ``source`` with their field positions, and a description of it."""
     where = _describe(source)
+    if isinstance(source, SourceText):
+        return _with_positions(source.text, source.name), source.name
     if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
-        return parse_yaml(_read_file(Path(source)), where), where
+        return _with_positions(_read_file(Path(source)), where), where
     if isinstance(source, str):
-        docs = parse_yaml(source)
-        if "\n" not in source.strip() and len(docs) == 1 and isinstance(docs[0], str):
+        docs = _with_positions(source, "")
+        if "\n" not in source.strip() and len(docs) == 1 and isinstance(docs[0][0], str):
             # One word of text: most likely a file name that does not exist.
             raise InputError("no such file (and not YAML describing an object)", source.strip())
         return docs, where
     if isinstance(source, (bytes, bytearray)):
-        try:
-            return parse_yaml(bytes(source).decode("utf-8")), where
-        except UnicodeDecodeError:
-            raise InputError("input is not UTF-8 text") from None
+        return _with_positions(_decode(bytes(source), ""), ""), where
     if isinstance(source, Mapping):
-        return [source], where
+        return [(source, None)], where
     if isinstance(source, Sequence):
-        return list(source), where
+        return [(doc, None) for doc in source], where
     raise InputError(f"cannot load from a {type(source).__name__}; give a dict, YAML text or a path")
+
+
+def _with_positions(text: str, name: str) -> list[RawDocument]:
+    return [(doc.value, doc.positions) for doc in parse_documents(text, name)]
+
+
+def read_documents(source: Source) -> tuple[list[Any], str]:
+    """The raw documents of ``source`` and a description of it for messages."""
+    docs, where = read_raw_documents(source)
+    return [doc for doc, _ in docs], where
 
 
 def _doc_source(where: str, index: int, total: int) -> str:
@@ -248,19 +268,61 @@ def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str)
     return LoadedObject(object=parse_object(doc, source), document=index, source=source)
 
 
+def _load_document(
+    doc: Any, positions: DocumentPositions | None, index: int, doc_source: str
+) -> LoadedObject | dict[str, Any]:
+    """One raw document as a LoadedObject (a Dynamo kind) or as itself (any other kind).
+
+    Schema errors found while loading carry the position of their field."""
+    api_version, kind = _check_header(doc, doc_source)
+    if not _is_dynamo(api_version, kind, doc_source):
+        return dict(doc)
+    try:
+        loaded = _load_one(doc, api_version, index, doc_source)
+    except GraphValidationError as exc:
+        if positions is not None:
+            exc.errors = [_located(e, positions) for e in exc.errors]
+        raise
+    return replace(loaded, positions=positions) if positions is not None else loaded
+
+
 def load_documents(source: Source) -> LoadResult:
     """Load every document of ``source`` (dict, list of dicts, YAML text, or file path)."""
-    docs, where = read_documents(source)
+    docs, where = read_raw_documents(source)
     loaded: list[LoadedObject] = []
     others: list[dict[str, Any]] = []
-    for i, doc in enumerate(docs):
-        doc_source = _doc_source(where, i, len(docs))
-        api_version, kind = _check_header(doc, doc_source)
-        if _is_dynamo(api_version, kind, doc_source):
-            loaded.append(_load_one(doc, api_version, i, doc_source))
+    for i, (doc, positions) in enumerate(docs):
+        item = _load_document(doc, positions, i, _doc_source(where, i, len(docs)))
+        if isinstance(item, LoadedObject):
+            loaded.append(item)
         else:
-            others.append(dict(doc))
+            others.append(item)
     return LoadResult(loaded=loaded, others=others, source=where)
+
+
+@dataclass(frozen=True)
+class DocumentOutcome:
+    """One document of a file loaded on its own: a Dynamo object, another kind, or the error
+    that stopped it (so one bad document does not hide the others)."""
+
+    index: int
+    label: str
+    loaded: LoadedObject | None = None
+    error: InputError | GraphValidationError | None = None
+
+
+def load_each(source: Source) -> Iterator[DocumentOutcome]:
+    """Every document of ``source``, loaded one by one. Reading or YAML errors of the whole
+    input raise InputError before the first document."""
+    docs, where = read_raw_documents(source)
+    for i, (doc, positions) in enumerate(docs):
+        label = _doc_source(where, i, len(docs))
+        try:
+            item = _load_document(doc, positions, i, label)
+        except (InputError, GraphValidationError) as exc:
+            yield DocumentOutcome(i, label, error=exc)
+        else:
+            yield DocumentOutcome(i, label, loaded=item if isinstance(item, LoadedObject) else None)
 
 
 def load_graph(source: Source) -> DynamoGraphDeployment | DynamoComponentDeployment:
@@ -303,6 +365,24 @@ def alpha_rule_path(loaded: LoadedObject, path: str) -> str:
     return loaded.path_map.alpha_path(path)
 
 
+def _located(error: FieldError, positions: DocumentPositions, alpha_path: str | None = None) -> FieldError:
+    if error.position is not None:
+        return error
+    paths = (error.path,) if alpha_path is None else (error.path, alpha_path)
+    return replace(error, position=positions.position_of(*paths))
+
+
+def locate(loaded: LoadedObject, errors: Sequence[FieldError]) -> list[FieldError]:
+    """``errors`` with the file position of each field (or of its nearest written parent); a
+    beta path of an alpha object is looked up where the conversion took it from."""
+    positions = loaded.positions
+    if positions is None:
+        return list(errors)
+    return [
+        _located(e, positions, loaded.path_map.alpha_path(e.path) if loaded.is_alpha else None) for e in errors
+    ]
+
+
 def _namespace(loaded: LoadedObject, namespace: str | None) -> str:
     return namespace or loaded.object.metadata.namespace or "default"
 
@@ -316,8 +396,14 @@ def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str |
     annotation; nothing else is added here, so nothing is reported twice). A
     v1alpha1 object passed its alpha schema at load; here its create-only CEL rule, then the
     v1beta1 webhook on the converted object with runtime-version/EPP errors at alpha paths,
-    then the compatibility pass.
+    then the compatibility pass. Errors of an object loaded from text carry their file position.
     """
+    findings = _create_findings(loaded, platform, namespace)
+    findings.errors = locate(loaded, findings.errors)
+    return findings
+
+
+def _create_findings(loaded: LoadedObject, platform: Any, namespace: str | None) -> Findings:
     from dynamo_pulumi.validation import validate
     from dynamo_pulumi.validation.alpha import (
         alpha_compat_findings,

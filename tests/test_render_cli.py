@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from dynamo_pulumi.cli import main
+from dynamo_pulumi.cli.exits import EXIT_USAGE
 
 GRAPH = """
 apiVersion: nvidia.com/v1beta1
@@ -121,10 +122,9 @@ def test_unreadable_file_is_a_clear_error(capsys, tmp_path) -> None:
     assert err.startswith("error:")
 
 
-def test_invalid_stage_is_rejected_by_the_parser(capsys, graph_file) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["render", str(graph_file), "--stage", "everything"])
-    assert exc.value.code == 2
+def test_invalid_stage_is_a_usage_error(capsys, graph_file) -> None:
+    assert main(["render", str(graph_file), "--stage", "everything"]) == EXIT_USAGE
+    assert "invalid choice: 'everything'" in capsys.readouterr().err
 
 
 def test_render_error_is_reported_without_traceback_and_nothing_on_stdout(capsys, tmp_path) -> None:

@@ -53,15 +53,17 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from importlib import resources
-from typing import Any
-
-import jsonschema
-from referencing import Registry, Resource
+from importlib.util import find_spec
+from pathlib import Path as FilePath
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.parse import type_invalid, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
+
+if TYPE_CHECKING:  # jsonschema and referencing are imported when a check first runs
+    import jsonschema
+    from referencing import Registry
 
 #: The kubernetes-validate schema folder (non-strict: unknown fields are allowed).
 KUBERNETES_SCHEMA_VERSION = "v1.36.0"
@@ -111,8 +113,13 @@ def _int_or_string(pattern: str | None = None, number: str = "integer") -> dict[
 
 @lru_cache(maxsize=1)
 def _definitions() -> dict[str, Any]:
-    package = resources.files("kubernetes_validate")
-    return json.loads((package / _SCHEMA_DIR / "_definitions.json").read_text())  # type: ignore[no-any-return]
+    # The data files are read without importing kubernetes_validate itself (its import pulls in
+    # an HTTP stack the offline tools never use).
+    spec = find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("kubernetes-validate (the pod template schema) is not installed")
+    folder = FilePath(next(iter(spec.submodule_search_locations)))
+    return json.loads((folder / _SCHEMA_DIR / "_definitions.json").read_text())  # type: ignore[no-any-return]
 
 
 def _without_required(schema: Any) -> Any:
@@ -130,6 +137,8 @@ def _registry(decoded: bool) -> Registry:
     ``decoded``: a schemaless position, checked only as the webhook's Go decoding would (no
     required fields; a quantity may be any number).
     """
+    from referencing import Registry, Resource
+
     defs = dict(_definitions())
     table = dict(defs["$defs"])
     meta = copy.deepcopy(table[_OBJECT_META])
@@ -156,6 +165,8 @@ def _check_int_format(fmt: str) -> Any:
 
 @lru_cache(maxsize=16)
 def _validator(definition: str, decoded: bool = False) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     formats = jsonschema.FormatChecker(formats=())
     for fmt in _INT_RANGES:
         formats.checks(fmt)(_check_int_format(fmt))

@@ -1,11 +1,14 @@
-"""``dynamo-pulumi render FILE``: print what the operator would create, as a YAML stream.
+"""dynamo-pulumi render FILE [-p PLATFORM] [-n NS] [--stage objects|components|all]
+
+Print what the operator would create, as a YAML stream (FILE may be ``-`` for standard input).
 
 The graph is loaded, defaulted and validated exactly as admission would; an invalid graph prints
 its errors on stderr, exits 1 and prints nothing on stdout. ``--stage`` picks what to print:
 ``objects`` (default; the Deployments, Services, RBAC, ...), ``components`` (the DCDs a DGD
 expands into) or ``all`` (components first, then objects). One document per object, stable order.
 A file with several graphs renders each, in file order; one invalid graph fails the whole command
-so that nothing partial reaches stdout.
+so that nothing partial reaches stdout. Errors are printed as ``validate`` prints them, with the
+file, line and column of each field.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ from typing import Any
 
 import yaml
 
-from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.cli.common import add_common, read_input, subcommand_parser, warn
+from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
+from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_text
+from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, check_loaded, load_documents
+from dynamo_pulumi.loading import LoadedObject, load_documents, validate_loaded
 from dynamo_pulumi.platform import load_platform
 from dynamo_pulumi.render import RenderResult, render_graph
 
@@ -26,15 +32,9 @@ STAGES = ("objects", "components", "all")
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "render",
-        help="render a DynamoGraphDeployment/DynamoComponentDeployment to Kubernetes objects",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("file", help="YAML file holding DGDs or DCDs (companion documents are ignored)")
-    parser.add_argument("--namespace", "-n", default=None, help="target namespace (default: the object's, else 'default')")
-    parser.add_argument("--platform", "-p", default=None, help="platform settings YAML (operator configuration)")
+    parser = subcommand_parser(subparsers, "render", __doc__)
+    parser.add_argument("file", help="YAML file holding DGDs or DCDs ('-': stdin; companion documents are ignored)")
+    add_common(parser)
     parser.add_argument("--stage", choices=STAGES, default="objects", help="what to print (default: objects)")
     parser.set_defaults(run=run)
 
@@ -49,40 +49,41 @@ def selected_documents(result: RenderResult, stage: str) -> list[dict[str, Any]]
 
 
 def dump_stream(documents: list[dict[str, Any]]) -> str:
-    """A YAML stream, one document per object, keys in rendered order (deterministic)."""
+    """A YAML stream, one document per object, keys in rendered order (deterministic).
+
+    Always PyYAML's Python emitter: libyaml folds long strings differently, and the same input
+    must give the same bytes on every machine, with or without libyaml."""
     return yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, explicit_start=True)
 
 
 def _admitted(graphs: list[LoadedObject], platform: object, namespace: str | None) -> bool:
-    """CREATE admission of every graph (errors at alpha paths for v1alpha1 files); warnings and
-    errors go to stderr. True when every graph is admitted."""
+    """CREATE admission of every graph (errors at alpha paths for v1alpha1 files, each with its
+    file position); warnings and errors go to stderr. True when every graph is admitted."""
     admitted = True
     for loaded in graphs:
-        try:
-            findings = check_loaded(loaded, platform, namespace)
-        except GraphValidationError as exc:
-            for warning in exc.warnings:
-                print(f"Warning: {warning}", file=sys.stderr)
-            print(str(exc), file=sys.stderr)
-            admitted = False
-            continue
+        findings = validate_loaded(loaded, platform, namespace)
         for warning in findings.warnings:
-            print(f"Warning: {warning}", file=sys.stderr)
+            warn(warning, loaded.source)
+        if findings.errors:
+            report = ObjectReport(loaded.source, loaded.source, kind=loaded.object.kind, name=loaded.object.name,
+                                  problems=[Problem.of(e) for e in findings.errors])
+            write_text([report], sys.stdout, sys.stderr)
+            admitted = False
     return admitted
 
 
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
-    loaded = load_documents(args.file)
+    loaded = load_documents(read_input(args.file, args.inline))
     graphs = loaded.graphs
     if not graphs:
         raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", loaded.source)
     platform = load_platform(args.platform)
     if not _admitted(graphs, platform, args.namespace):
-        return 1
+        return EXIT_ERROR
     documents: list[dict[str, Any]] = []
     for entry in graphs:
         result = render_graph(entry.object, platform, args.namespace)  # type: ignore[arg-type]
         documents += selected_documents(result, args.stage)
     sys.stdout.write(dump_stream(documents))
-    return 0
+    return EXIT_OK

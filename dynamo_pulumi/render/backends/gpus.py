@@ -12,8 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA
 from dynamo_pulumi.errors import RenderError
 

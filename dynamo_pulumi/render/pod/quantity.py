@@ -2,7 +2,7 @@
 
 The operator copies ``sharedMemorySize`` into the pod's ``emptyDir.sizeLimit`` as a parsed
 ``Quantity``, so the stored pod says ``1Gi`` where the user wrote ``1024Mi`` and ``1500M`` for
-``1.5G``. Parsing is ``kubernetes.utils.parse_quantity``; this module only re-creates Go's
+``1.5G``. Parsing is :func:`dynamo_pulumi.api.quantity.parse_quantity`; this module only re-creates Go's
 ``CanonicalizeBytes``:
 
 * the format follows the suffix: binary (``Ki`` ... ``Ei``), decimal SI (``n`` ... ``E`` or none),
@@ -21,7 +21,7 @@ import re
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from kubernetes.utils import parse_quantity
+from dynamo_pulumi.api.quantity import parse_quantity
 
 _BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _BINARY_BY_POWER = {power: suffix for suffix, power in _BINARY_SUFFIXES.items()}
