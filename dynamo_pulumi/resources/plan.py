@@ -138,10 +138,10 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
     """The spec as something :func:`load_graph` reads, with Outputs parked as tokens."""
     if isinstance(spec, (DynamoGraphDeployment, DynamoComponentDeployment)):
         return park(spec.to_wire(), table)  # models hold Outputs only inside podTemplate dicts
-    if isinstance(spec, Path):
-        return spec
-    if isinstance(spec, str):
-        return spec
+    from dynamo_pulumi.loading import SourceText
+
+    if isinstance(spec, (Path, str, SourceText)):
+        return spec  # SourceText: YAML the CLI read from a file or stdin, with its name
     if isinstance(spec, Mapping):
         if "apiVersion" in spec or "kind" in spec:
             return park(dict(spec), table)
