@@ -19,15 +19,10 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha
 from dynamo_pulumi.api.parse import openapi_type, parse_object
-from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION, AlphaObject
-from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
-from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
-from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
-from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
+from dynamo_pulumi.api.path_map import PathMap
 from dynamo_pulumi.api.v1beta1 import (
     API_GROUP,
     API_VERSION,
@@ -38,10 +33,15 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
     DynamoObject,
 )
+from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
 from dynamo_pulumi.yaml_source import DocumentPositions, parse_documents
 
-AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
+if TYPE_CHECKING:  # the v1alpha1 models and the conversion are imported for alpha input only
+    from dynamo_pulumi.api.v1alpha1 import AlphaObject
+    from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
+    from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
+
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
 
 
@@ -66,7 +66,7 @@ class LoadedObject:
     #: beta wire path -> alpha wire path, for alpha objects (empty for v1beta1).
     path_map: PathMap = field(default_factory=PathMap)
     #: Alpha-only data that has no v1beta1 field (pvcs, ingress, ...), for alpha objects.
-    alpha_extras: AlphaSpec | None = None
+    alpha_extras: AlphaDGDSpec | AlphaDCDSpec | None = None
     #: The alpha object as written (schema-checked), for alpha input.
     alpha_object: AlphaObject | None = None
     #: Position of the document in the input (0-based, empty documents not counted).
@@ -244,7 +244,8 @@ def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
 
 def load_alpha(doc: Mapping[str, Any], index: int = 0, source: str = "") -> LoadedObject:
     """An alpha object as the API server takes it: alpha schema and CEL, then conversion."""
-    from dynamo_pulumi.validation.alpha import alpha_schema_errors  # late: keeps v1beta1 loading light
+    from dynamo_pulumi.api.conversion import convert, parse_alpha  # late: keeps v1beta1 loading light
+    from dynamo_pulumi.validation.alpha import alpha_schema_errors
 
     src = parse_alpha(doc)
     errors = alpha_schema_errors(src, on_create=False)
@@ -405,14 +406,19 @@ def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str |
 
 def _create_findings(loaded: LoadedObject, platform: Any, namespace: str | None) -> Findings:
     from dynamo_pulumi.validation import validate
+
+    ns = _namespace(loaded, namespace)
+    view = loaded.alpha_object
+    if view is None:
+        return validate(loaded.object, platform, namespace=ns)
+    from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
+    from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
     from dynamo_pulumi.validation.alpha import (
         alpha_compat_findings,
         alpha_schema_errors,
         beta_webhook_findings,
     )
 
-    ns = _namespace(loaded, namespace)
-    view = loaded.alpha_object
     if not isinstance(view, (AlphaDGD, AlphaDCD)):
         return validate(loaded.object, platform, namespace=ns)
     cel = alpha_schema_errors(view, on_create=True)
