@@ -25,7 +25,7 @@ spec:
 
 
 def test_the_c_parser_is_used_when_pyyaml_has_libyaml() -> None:
-    assert C_PARSER == bool(getattr(yaml, "__with_libyaml__", False))
+    assert bool(getattr(yaml, "__with_libyaml__", False)) == C_PARSER
 
 
 def test_a_field_is_found_at_its_key() -> None:

@@ -26,7 +26,12 @@ _LITERAL = re.compile(r"``([^`]+)``")
 
 
 class CliParser(argparse.ArgumentParser):
-    """argparse with a usage-error exit code that can never mean "changes present"."""
+    """argparse with a usage-error exit code that can never mean "changes present", and no
+    abbreviated options (a CI script's ``--detailed-exitcod`` must fail, not silently match)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
