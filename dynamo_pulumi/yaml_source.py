@@ -47,11 +47,33 @@ def _mark(node: yaml.Node) -> Mark:
 
 
 class _KubeYamlLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The loader; ``containers`` collects positions for the document being constructed."""
+    """The loader; ``containers`` collects positions for the document being constructed.
+
+    Even with the C parser, resolving a plain scalar's tag and constructing it run in Python
+    once per scalar; both are memoised or short-cut here (a large graph repeats the same keys
+    and values thousands of times), without changing what any scalar becomes."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.containers: dict[int, _Container] = {}
+        self._plain_tags: dict[str, str] = {}
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = self._plain_tags.get(value)
+            if tag is None:
+                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
+            return tag
+        return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
+
+    def construct_value(self, node: yaml.Node) -> Any:
+        """A node's value; scalars skip the alias bookkeeping (a scalar is immutable, so
+        constructing an aliased one twice gives an equal value)."""
+        if isinstance(node, yaml.ScalarNode):
+            constructor = self.yaml_constructors.get(node.tag)
+            if constructor is not None:
+                return constructor(self, node)
+        return self.construct_object(node, deep=True)
 
 
 def _json_key(key: Any) -> Any:
@@ -72,19 +94,19 @@ def _construct_mapping(loader: _KubeYamlLoader, node: yaml.MappingNode) -> dict[
     result: dict[Any, Any] = {}
     marks: dict[Any, Mark] = {}
     for key_node, value_node in node.value:
-        key = _json_key(loader.construct_object(key_node, deep=True))
+        key = _json_key(loader.construct_value(key_node))
         if key in result:
             raise yaml.constructor.ConstructorError(
                 None, None, f'mapping key "{key}" already defined', key_node.start_mark
             )
-        result[key] = loader.construct_object(value_node, deep=True)
+        result[key] = loader.construct_value(value_node)
         marks[key] = _mark(key_node)
     loader.containers[id(result)] = _Container(result, _mark(node), marks)
     return result
 
 
 def _construct_sequence(loader: _KubeYamlLoader, node: yaml.SequenceNode) -> list[Any]:
-    result = [loader.construct_object(item, deep=True) for item in node.value]
+    result = [loader.construct_value(item) for item in node.value]
     marks = {i: _mark(item) for i, item in enumerate(node.value)}
     loader.containers[id(result)] = _Container(result, _mark(node), marks)
     return result

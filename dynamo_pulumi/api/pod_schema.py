@@ -260,15 +260,34 @@ def schema_errors(
     instance = _plain(value)
     if instance is UNKNOWN:
         return []
-    prefix = str(path)
-    skipped = {wire_path([name], prefix) for name in optional}
-    errors = [
-        fe
-        for error in _validator(definition, decoded).iter_errors(instance)
-        for fe in _translate(error, prefix)
-        if not (fe.type is ErrorType.REQUIRED and fe.path in skipped)
-    ]
-    return sorted(errors, key=_path_order)
+    return list(_checked(definition, decoded, str(path), tuple(optional), repr(instance), instance))
+
+
+#: Results of recent checks. Loading checks a template, then admission's schema stage checks the
+#: same template again; on a large graph each check is a large share of ``validate``.
+_RECENT: dict[tuple[str, bool, str, tuple[str, ...], str], tuple[FieldError, ...]] = {}
+_RECENT_LIMIT = 256
+
+
+def _checked(
+    definition: str, decoded: bool, prefix: str, optional: tuple[str, ...], text: str, instance: Any
+) -> tuple[FieldError, ...]:
+    """The sorted errors of ``instance``, remembered by its exact ``repr`` (which tells apart
+    every JSON type, and the unknown marker from any string)."""
+    key = (definition, decoded, prefix, optional, text)
+    found = _RECENT.get(key)
+    if found is None:
+        skipped = {wire_path([name], prefix) for name in optional}
+        errors = [
+            fe
+            for error in _validator(definition, decoded).iter_errors(instance)
+            for fe in _translate(error, prefix)
+            if not (fe.type is ErrorType.REQUIRED and fe.path in skipped)
+        ]
+        if len(_RECENT) >= _RECENT_LIMIT:
+            _RECENT.pop(next(iter(_RECENT)))
+        found = _RECENT[key] = tuple(sorted(errors, key=_path_order))
+    return found
 
 
 def pod_template_errors(template: Any, path: Path | str, *, embedded: bool = True) -> list[FieldError]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from dynamo_pulumi.errors import RenderError
@@ -68,24 +69,55 @@ class NameSources:
         return "shorten " + " or ".join(found)
 
 
-def _label_maps(node: Any, path: str) -> Iterator[tuple[str, dict[Any, Any]]]:
-    """(path, map) of every label map in ``node``: metadata.labels, matchLabels, Service selectors."""
-    if isinstance(node, dict):
+#: Subtrees that never hold a label map (a Container has no metadata, selector or affinity; env,
+#: args and command are lists of text). Skipping them keeps the walk off the bulk of a pod spec.
+_NO_LABELS = frozenset({"containers", "initContainers", "ephemeralContainers", "env", "args", "command"})
+
+
+def _label_maps(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], dict[Any, Any]]]:
+    """(path parts, map) of every label map in ``node``: metadata.labels and matchLabels.
+
+    The path is kept as parts and spelled only for a problem (:func:`_spelled`)."""
+    if type(node) is dict:
         for key, child in node.items():
-            where = f"{path}.{key}" if path else str(key)
-            if key == "metadata" and isinstance(child, dict) and isinstance(child.get("labels"), dict):
-                yield f"{where}.labels", child["labels"]
-            elif key == "matchLabels" and isinstance(child, dict):
-                yield where, child
-            if key != "metadata":
-                yield from _label_maps(child, where)
-    elif isinstance(node, list):
+            kind = type(child)
+            if kind is not dict and kind is not list:
+                continue
+            if key == "metadata":
+                labels = child.get("labels") if kind is dict else None
+                if type(labels) is dict:
+                    yield (*path, key, "labels"), labels
+                continue
+            if key == "matchLabels" and kind is dict:
+                yield (*path, key), child
+            if key not in _NO_LABELS:
+                yield from _label_maps(child, (*path, key))
+    elif type(node) is list:
         for i, child in enumerate(node):
-            yield from _label_maps(child, f"{path}[{i}]")
+            if type(child) is dict or type(child) is list:
+                yield from _label_maps(child, (*path, i))
+
+
+def _spelled(parts: tuple[Any, ...]) -> str:
+    text = ""
+    for part in parts:
+        text = f"{text}[{part}]" if isinstance(part, int) else (f"{text}.{part}" if text else str(part))
+    return text
 
 
 def _known(value: Any) -> bool:
     return isinstance(value, str) and not contains_output_token(value)
+
+
+# The same keys, values and names recur in every object of every render: each is checked once.
+_key_problems = lru_cache(maxsize=8192)(lambda key: tuple(label_key_problems(key)))
+_value_problems = lru_cache(maxsize=8192)(lambda value: tuple(label_value_problems(value)))
+
+
+@lru_cache(maxsize=8192)
+def _name_problems(kind: str, name: str) -> tuple[str, tuple[str, ...]]:
+    rule, check = NAME_RULES.get(kind, _SUBDOMAIN)
+    return rule, tuple(check(name))
 
 
 def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
@@ -96,29 +128,29 @@ def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
     what = f'{kind} "{name}"'
     problems: list[str] = []
     if _known(name):
-        rule, check = NAME_RULES.get(kind, _SUBDOMAIN)
+        rule, found = _name_problems(kind, name)
         problems += [
             f"{what}: metadata.name {name!r} ({len(name)} characters): {msg} [{rule}]; {sources.hint(name)}"
-            for msg in check(name)
+            for msg in found
         ]
-    maps = list(_label_maps(obj, ""))
+    maps = list(_label_maps(obj))
     if kind == "Service" and isinstance((obj.get("spec") or {}).get("selector"), dict):
-        maps.append(("spec.selector", obj["spec"]["selector"]))
+        maps.append((("spec", "selector"), obj["spec"]["selector"]))
     seen: set[tuple[str, str]] = set()
-    for path, labels in maps:
+    for parts, labels in maps:
         for key, value in labels.items():
-            if _known(key) and (key, "key") not in seen:
+            if (key, "key") not in seen and _known(key):
                 seen.add((key, "key"))
                 problems += [
-                    f"{what}: {path} key {key!r}: {msg} [label key]; {sources.hint(key)}"
-                    for msg in label_key_problems(key)
+                    f"{what}: {_spelled(parts)} key {key!r}: {msg} [label key]; {sources.hint(key)}"
+                    for msg in _key_problems(key)
                 ]
-            if _known(value) and (key, value) not in seen:
+            if (key, value) not in seen and _known(value):
                 seen.add((key, value))
                 problems += [
-                    f"{what}: {path}[{key}] value {value!r} ({len(value)} characters): {msg} [label value]; "
-                    f"{sources.hint(value)}"
-                    for msg in label_value_problems(value)
+                    f"{what}: {_spelled(parts)}[{key}] value {value!r} ({len(value)} characters): {msg} "
+                    f"[label value]; {sources.hint(value)}"
+                    for msg in _value_problems(value)
                 ]
     return problems
 
