@@ -105,29 +105,33 @@ def _spelled(parts: tuple[Any, ...]) -> str:
     return text
 
 
-def _known(value: Any) -> bool:
-    return isinstance(value, str) and not contains_output_token(value)
-
-
 # The same keys, values and names recur in every object of every render: each is checked once.
-_key_problems = lru_cache(maxsize=8192)(lambda key: tuple(label_key_problems(key)))
-_value_problems = lru_cache(maxsize=8192)(lambda value: tuple(label_value_problems(value)))
+# Text holding a parked Output is not known yet and has no problems.
+@lru_cache(maxsize=8192)
+def _key_problems(key: str) -> tuple[str, ...]:
+    return () if contains_output_token(key) else tuple(label_key_problems(key))
+
+
+@lru_cache(maxsize=8192)
+def _value_problems(value: str) -> tuple[str, ...]:
+    return () if contains_output_token(value) else tuple(label_value_problems(value))
 
 
 @lru_cache(maxsize=8192)
 def _name_problems(kind: str, name: str) -> tuple[str, tuple[str, ...]]:
     rule, check = NAME_RULES.get(kind, _SUBDOMAIN)
-    return rule, tuple(check(name))
+    return rule, (() if contains_output_token(name) else tuple(check(name)))
 
 
 def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
-    """Every name and label problem of one rendered object, one line each."""
+    """Every name and label problem of one rendered object, one line each (non-strings and
+    parked Outputs are skipped)."""
     kind = str(obj.get("kind", ""))
     metadata = obj.get("metadata") or {}
     name = metadata.get("name")
     what = f'{kind} "{name}"'
     problems: list[str] = []
-    if _known(name):
+    if isinstance(name, str):
         rule, found = _name_problems(kind, name)
         problems += [
             f"{what}: metadata.name {name!r} ({len(name)} characters): {msg} [{rule}]; {sources.hint(name)}"
@@ -139,18 +143,20 @@ def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
     seen: set[tuple[str, str]] = set()
     for parts, labels in maps:
         for key, value in labels.items():
-            if (key, "key") not in seen and _known(key):
+            key_problems = _key_problems(key) if isinstance(key, str) else ()
+            if key_problems and (key, "key") not in seen:
                 seen.add((key, "key"))
                 problems += [
                     f"{what}: {_spelled(parts)} key {key!r}: {msg} [label key]; {sources.hint(key)}"
-                    for msg in _key_problems(key)
+                    for msg in key_problems
                 ]
-            if (key, value) not in seen and _known(value):
+            value_problems = _value_problems(value) if isinstance(value, str) else ()
+            if value_problems and (key, value) not in seen:
                 seen.add((key, value))
                 problems += [
                     f"{what}: {_spelled(parts)}[{key}] value {value!r} ({len(value)} characters): {msg} "
                     f"[label value]; {sources.hint(value)}"
-                    for msg in _value_problems(value)
+                    for msg in value_problems
                 ]
     return problems
 
