@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_CEILING, Decimal
+from functools import lru_cache
 from typing import Any
 
 from dynamo_pulumi.api.quantity import parse_quantity
@@ -36,6 +37,13 @@ def canonical_quantity(value: Any) -> Any:
     """The canonical text of a quantity; unparseable or opaque values are returned as given."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return value
+    return _canonical(value, type(value))
+
+
+@lru_cache(maxsize=4096)
+def _canonical(value: str | int | float, _kind: type) -> Any:
+    """Remembered (the same few quantities recur in every pod); ``_kind`` keeps ``1`` and
+    ``1.0`` apart."""
     text = str(value).strip()
     match = _NUMBER.match(text)
     if match is None:
