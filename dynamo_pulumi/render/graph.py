@@ -19,7 +19,11 @@ import struct
 from decimal import Decimal
 from typing import Any
 
-from dynamo_pulumi.api.conversion import DCD_SPEC_ANNOTATION, PRESERVED_ENVELOPE_VERSION, preserved_alpha_spec
+from dynamo_pulumi.api.preservation import (
+    DCD_SPEC_ANNOTATION,
+    PRESERVED_ENVELOPE_VERSION,
+    preserved_alpha_spec,
+)
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
