@@ -48,12 +48,18 @@ def selected_documents(result: RenderResult, stage: str) -> list[dict[str, Any]]
     return list(result.objects)
 
 
-def dump_stream(documents: list[dict[str, Any]]) -> str:
-    """A YAML stream, one document per object, keys in rendered order (deterministic).
+#: libyaml's emitter when PyYAML has it (about 3x faster on large graphs), else PyYAML's own.
+_DUMPER: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+#: No line folding: the two emitters fold long strings differently, and unfolded they print the
+#: same bytes, so the output does not depend on whether libyaml is installed.
+_UNFOLDED = 2**31 - 1
 
-    Always PyYAML's Python emitter: libyaml folds long strings differently, and the same input
-    must give the same bytes on every machine, with or without libyaml."""
-    return yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, explicit_start=True)
+
+def dump_stream(documents: list[dict[str, Any]], dumper: type = _DUMPER) -> str:
+    """A YAML stream, one document per object, keys in rendered order (deterministic)."""
+    return yaml.dump_all(
+        documents, Dumper=dumper, sort_keys=False, default_flow_style=False, explicit_start=True, width=_UNFOLDED
+    )
 
 
 def _admitted(graphs: list[LoadedObject], platform: object, namespace: str | None) -> bool:
