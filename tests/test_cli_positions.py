@@ -72,3 +72,11 @@ def test_render_reports_errors_at_their_line_too(tmp_path: Path, capsys: pytest.
     code, out, err = run_cli(capsys, "render", path)
     assert code == 1 and out == ""
     assert f"{path}:8:7: spec.components[0].runtimeVersionOverride: Required value" in err
+
+
+def test_preview_reports_a_schema_error_at_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "g.yaml", BETA.replace("replicas: 2", "replicas: -2"))
+    code, out, err = run_cli(capsys, "preview", path)
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == 'error: The DynamoGraphDeployment "beta" is invalid:'
+    assert f"{path}:17:7: spec.components[1].replicas: Invalid value: -2" in err

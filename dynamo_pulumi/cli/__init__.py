@@ -15,9 +15,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from dynamo_pulumi.cli.common import CliParser
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError, stdout_closed
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.errors import GraphValidationError
 
 #: subcommand -> (module under dynamo_pulumi.cli, one-line help). Add a row to add a subcommand.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -74,7 +78,7 @@ def _dispatch(argv: list[str]) -> int:
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    from dynamo_pulumi.errors import DynamoPulumiError
+    from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError
 
     try:
         code = int(args.run(args))
@@ -83,9 +87,19 @@ def _dispatch(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"dynamo-pulumi {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except GraphValidationError as exc:
+        _print_invalid(exc)
+        return EXIT_ERROR
     except DynamoPulumiError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _print_invalid(exc: GraphValidationError) -> None:
+    """kubectl's header, then one line per error, led by its file position when it has one."""
+    print(f'error: The {exc.kind} "{exc.name}" is invalid:', file=sys.stderr)
+    for error in exc.errors:
+        print(f"{error.position}: {error}" if error.position else f"* {error}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
