@@ -106,3 +106,16 @@ def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) 
 
     code, out, _ = run_cli(capsys, "--version")
     assert code == EXIT_OK and out == f"dynamo-pulumi {version('dynamo-pulumi')}\n"
+
+
+def test_an_interrupt_exits_130_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dynamo_pulumi.cli import validate_cmd
+
+    def interrupted(*_: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(validate_cmd, "run", interrupted)
+    code, _, err = run_cli(capsys, "validate", write(tmp_path, "g.yaml", BETA))
+    assert code == 130 and "Traceback" not in err

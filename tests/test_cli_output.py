@@ -92,11 +92,12 @@ def test_diff_json_names_operation_kind_name_component_paths_and_reasons(
     rows = json.loads(out)
     assert rows and all(r["operation"] != "same" for r in rows)
     assert all(
-        set(r) == {"operation", "type", "name", "object", "component", "paths", "reasons", "deleteBeforeReplace"}
+        set(r) == {"operation", "kind", "type", "name", "object", "component", "paths", "reasons", "deleteBeforeReplace"}
         for r in rows
     )
     updated = next(r for r in rows if r["operation"] == "update")
     assert updated["paths"]
+    assert updated["kind"] == updated["type"].rsplit(":", 1)[-1]
 
 
 def test_preview_json_is_sorted_and_names_operation_type_name_parent(capsys: pytest.CaptureFixture[str]) -> None:

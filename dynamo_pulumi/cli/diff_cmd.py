@@ -5,7 +5,7 @@ What ``pulumi up`` from OLD to NEW would do to each object (either may be ``-`` 
 One line per resource naming the action (create / update / replace / delete / same) and the
 object, then the changed fields, and for a replace the reason and whether the old object goes
 first. Offline: both graphs are validated and rendered in Python, no cluster, no Pulumi CLI.
-``-o json`` prints one object per resource: operation, type, name, object, component, paths
+``-o json`` prints one object per resource: operation, kind, type, name, object, component, paths
 (the changed fields), reasons (why a replace), deleteBeforeReplace. With
 ``--detailed-exitcode`` the exit status is 2 when anything would change, 0 when nothing would;
 a usage error exits 64, never 2.
@@ -77,6 +77,7 @@ def as_json(diff: GraphDiff, show_all: bool = False) -> list[dict[str, Any]]:
     return [
         {
             "operation": change.action,
+            "kind": change.type.rsplit(":", 1)[-1],
             "type": change.type,
             "name": change.pulumi_name,
             "object": change.object_name,
