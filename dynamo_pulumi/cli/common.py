@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from dynamo_pulumi.cli.exits import EXIT_USAGE
 
 if TYPE_CHECKING:
-    from dynamo_pulumi.loading import SourceText
+    from dynamo_pulumi.sources import SourceText
 
 STDIN = "-"
 _ROLE = re.compile(r":(?:func|class|mod|meth|data|attr):`~?([^`]+)`")
@@ -94,7 +94,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 def read_input(argument: str, inline: bool = False) -> SourceText:
     """One positional input as text: YAML text with ``--inline``, standard input for ``-``,
     else a file path (a directory, a device or an unreadable path is an InputError)."""
-    from dynamo_pulumi.loading import SourceText, read_text_file
+    from dynamo_pulumi.sources import SourceText, read_text_file
 
     if inline:
         return SourceText(argument, "<inline>")

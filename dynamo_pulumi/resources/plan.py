@@ -138,7 +138,7 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
     """The spec as something :func:`load_graph` reads, with Outputs parked as tokens."""
     if isinstance(spec, (DynamoGraphDeployment, DynamoComponentDeployment)):
         return park(spec.to_wire(), table)  # models hold Outputs only inside podTemplate dicts
-    from dynamo_pulumi.loading import SourceText
+    from dynamo_pulumi.sources import SourceText
 
     if isinstance(spec, (Path, str, SourceText)):
         return spec  # SourceText: YAML the CLI read from a file or stdin, with its name
