@@ -119,3 +119,10 @@ def test_an_interrupt_exits_130_without_a_traceback(
     monkeypatch.setattr(validate_cmd, "run", interrupted)
     code, _, err = run_cli(capsys, "validate", write(tmp_path, "g.yaml", BETA))
     assert code == 130 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [("validate", "-", "-"), ("validate", "-", "--old", "-"), ("diff", "-", "-")])
+def test_standard_input_twice_is_a_usage_error(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert "'-' (standard input) can be given for one input only" in err

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from dynamo_pulumi.cli.exits import EXIT_USAGE
+from dynamo_pulumi.cli.exits import EXIT_USAGE, UsageError
 
 if TYPE_CHECKING:
     from dynamo_pulumi.sources import SourceText
@@ -101,6 +101,12 @@ def read_input(argument: str, inline: bool = False) -> SourceText:
     if argument == STDIN:
         return SourceText(_read_stdin(), "<stdin>")
     return SourceText(read_text_file(argument), argument)
+
+
+def check_stdin_once(arguments: Sequence[str | None], inline: bool = False) -> None:
+    """Standard input can be read once: ``-`` may stand for one input of a command only."""
+    if not inline and sum(1 for a in arguments if a == STDIN) > 1:
+        raise UsageError("'-' (standard input) can be given for one input only")
 
 
 def _read_stdin() -> str:

@@ -17,7 +17,7 @@ import argparse
 import json
 from typing import Any
 
-from dynamo_pulumi.cli.common import add_common, add_output, read_input, subcommand_parser
+from dynamo_pulumi.cli.common import add_common, add_output, check_stdin_once, read_input, subcommand_parser
 from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_OK
 from dynamo_pulumi.diffing import MISSING, GraphDiff, ObjectChange, diff_plans
 from dynamo_pulumi.kube_names import check_namespace
@@ -93,6 +93,7 @@ def as_json(diff: GraphDiff, show_all: bool = False) -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
+    check_stdin_once([args.old, args.new], args.inline)
     old = plan(read_input(args.old, args.inline), args.namespace, args.platform)
     new = plan(read_input(args.new, args.inline), args.namespace, args.platform)
     diff = diff_plans(old, new)

@@ -5,7 +5,7 @@
 | 0 | success: every object valid, rendered, previewed; ``diff`` without ``--detailed-exitcode`` |
 | 1 | invalid input or any other error (bad file, bad YAML, admission errors, render errors) |
 | 2 | ``diff --detailed-exitcode`` only: changes are present |
-| 64 | usage error: unknown subcommand or option, missing argument (``EX_USAGE`` of sysexits.h) |
+| 64 | usage error: unknown subcommand or option, missing argument, ``-`` twice (``EX_USAGE`` of sysexits.h) |
 | 130 | interrupted (Ctrl-C) |
 | 141 | standard output was closed early (``... | head``), as for a process ended by SIGPIPE |
 
@@ -28,7 +28,7 @@ EXIT_BROKEN_PIPE = 141
 
 
 class UsageError(Exception):
-    """A command line that parses but makes no sense (e.g. ``--inline`` without text)."""
+    """A command line that parses but cannot be carried out (``-`` named for two inputs)."""
 
 
 def stdout_closed() -> int:

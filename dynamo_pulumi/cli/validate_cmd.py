@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from dynamo_pulumi.cli.common import add_common, add_output, read_input, subcommand_parser
+from dynamo_pulumi.cli.common import add_common, add_output, check_stdin_once, read_input, subcommand_parser
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_github, write_json, write_text
 from dynamo_pulumi.errors import GraphValidationError, InputError
@@ -40,6 +40,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    check_stdin_once([*args.files, args.old], args.inline)
     try:
         platform = load_platform(args.platform)
     except InputError as exc:
