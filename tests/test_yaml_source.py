@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dynamo_pulumi.errors import InputError, SourcePosition
 from dynamo_pulumi.yaml_source import C_PARSER, parse_documents, path_segments
@@ -77,3 +79,38 @@ def test_a_syntax_error_names_the_file_line_and_column() -> None:
         parse_documents("a: [1\n", "bad.yaml")
     assert str(caught.value).startswith("bad.yaml:2:1: invalid YAML:")
     assert "<unicode string>" not in str(caught.value)
+
+
+_keys = st.text(alphabet="abcdefghij", min_size=1, max_size=4)
+_leaves = st.one_of(st.integers(-5, 5), st.text(alphabet="xyz ", max_size=5), st.booleans(), st.none())
+_trees = st.recursive(
+    _leaves,
+    lambda children: st.one_of(
+        st.lists(children, min_size=1, max_size=3), st.dictionaries(_keys, children, min_size=1, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def _paths(value: object, path: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in [f"{path}.{k}" if path else k, *_paths(v, f"{path}.{k}" if path else k)]]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in [f"{path}[{i}]", *_paths(v, f"{path}[{i}]")]]
+    return []
+
+
+@settings(max_examples=60)
+@given(st.dictionaries(_keys, _trees, min_size=1, max_size=4), st.booleans())
+def test_every_written_field_is_found_at_its_own_line(tree: dict, flow_style: bool) -> None:
+    text = yaml.safe_dump(tree, default_flow_style=None if flow_style else False, sort_keys=False, width=1000)
+    (doc,) = parse_documents(text, "t.yaml")
+    assert doc.value == tree
+    lines = text.splitlines()
+    for path in _paths(tree):
+        position = doc.positions.position_of(path)
+        assert doc.positions.resolve(path)[1] == len(list(path_segments(path)))
+        line = lines[position.line - 1]
+        last = list(path_segments(path))[-1]
+        if not last.isdigit():  # a key: its text starts at the column
+            assert line[position.column - 1:].startswith(last), (path, line)
