@@ -126,3 +126,13 @@ def test_standard_input_twice_is_a_usage_error(argv: tuple[str, ...], capsys: py
     code, out, err = run_cli(capsys, *argv)
     assert code == EXIT_USAGE and out == ""
     assert "'-' (standard input) can be given for one input only" in err
+
+
+@pytest.mark.parametrize("command", ["validate", "render"])
+def test_an_invalid_namespace_is_an_error_not_a_traceback(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, command, write(tmp_path, "g.yaml", BETA), "-n", "Not_A_Namespace")
+    assert code == EXIT_ERROR and out == ""
+    assert "namespace 'Not_A_Namespace' is not a valid Kubernetes namespace" in err
+    assert "Traceback" not in err

@@ -21,6 +21,7 @@ from dynamo_pulumi.cli.common import add_common, add_output, check_stdin_once, r
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_github, write_json, write_text
 from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, load_each, locate, validate_loaded
 from dynamo_pulumi.platform import Platform, load_platform
 
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     err = err or sys.stderr
     check_stdin_once([*args.files, args.old], args.inline)
     try:
+        check_namespace(args.namespace)
         platform = load_platform(args.platform)
     except InputError as exc:
         print(_one_line(str(exc)), file=err)
