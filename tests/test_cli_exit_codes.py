@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import BETA, REPO, run_cli, run_process, write
 
 from dynamo_pulumi.cli import SUBCOMMANDS
 from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from dynamo_pulumi.program import default_graph_path
-from tests.cli_support import BETA, REPO, run_cli, run_process, write
 
 
 def test_exit_codes_are_distinct() -> None:

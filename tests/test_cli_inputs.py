@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import ALPHA, BETA, run_cli, run_process, write
 
 from dynamo_pulumi.cli.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_OK
-from tests.cli_support import ALPHA, BETA, run_cli, run_process, write
 
 
 def _stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_support import ALPHA, BETA, run_cli, run_process, write
 
 from dynamo_pulumi.program import default_graph_path
-from tests.cli_support import ALPHA, BETA, run_cli, run_process, write
 
 ERROR_KEYS = {"path", "type", "value", "message", "line", "column"}
 REPORT_KEYS = {"file", "document", "kind", "name", "operation", "valid", "warnings", "errors"}

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tests.cli_support import ALPHA, BETA, run_cli, write
+from cli_support import ALPHA, BETA, run_cli, write
 
 
 def _errors(capsys: pytest.CaptureFixture[str], path: str) -> list[dict]:
