@@ -48,7 +48,6 @@ from dynamo_pulumi.constants import (
     WORKLOAD_PROVIDER_GROVE,
 )
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render.pathway import provider_from_intent
 
 Operation = Literal["create", "update"]
 
@@ -166,6 +165,10 @@ def workload_provider_after_defaulting(
 ) -> str | None:
     """The provider admission sees: intent on create, the stored annotation on update (or None)."""
     if operation == "create":
+        # Late: importing the render package here would load the whole renderer into
+        # ``validate`` (about 40 ms of start-up for one pure function).
+        from dynamo_pulumi.render.pathway import provider_from_intent
+
         return str(provider_from_intent(dgd, platform))
     return dgd.annotations.get(KUBE_ANNOTATION_WORKLOAD_PROVIDER)
 

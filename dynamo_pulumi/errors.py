@@ -103,14 +103,30 @@ def _format_value(value: Any) -> str:
 
 
 @dataclass(frozen=True)
+class SourcePosition:
+    """Where a field was written: file (or ``<stdin>``), 1-based line and column."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file or '<input>'}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
 class FieldError:
-    """One admission problem: type, path, value and the operator's detail message."""
+    """One admission problem: type, path, value and the operator's detail message.
+
+    ``position`` is where the field (or its nearest written parent) sits in the YAML it was
+    loaded from, when it came from text; it is not part of the error's identity."""
 
     type: ErrorType
     path: str
     detail: str = ""
     value: Any = OMITTED
     supported: tuple[str, ...] = ()
+    position: SourcePosition | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         head = f"{self.path}: {self.type.value}"

@@ -14,20 +14,12 @@ beside the graph, never dropped.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from dynamo_pulumi.api.conversion import PathMap, convert, parse_alpha
 from dynamo_pulumi.api.parse import openapi_type, parse_object
-from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION, AlphaObject
-from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
-from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
-from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
-from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
+from dynamo_pulumi.api.path_map import PathMap
 from dynamo_pulumi.api.v1beta1 import (
     API_GROUP,
     API_VERSION,
@@ -38,48 +30,23 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
     DynamoObject,
 )
-from dynamo_pulumi.errors import Findings, GraphValidationError, InputError
+from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
+from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
+from dynamo_pulumi.sources import Source, read_raw_documents
 
-AlphaSpec = AlphaDGDSpec | AlphaDCDSpec
+# Re-exported: reading inputs moved to dynamo_pulumi.sources, callers of loading keep working.
+from dynamo_pulumi.sources import SourceText as SourceText
+from dynamo_pulumi.sources import parse_yaml as parse_yaml
+from dynamo_pulumi.sources import read_documents as read_documents
+from dynamo_pulumi.sources import read_text_file as read_text_file
+from dynamo_pulumi.yaml_source import DocumentPositions
+
+if TYPE_CHECKING:  # the v1alpha1 models and the conversion are imported for alpha input only
+    from dynamo_pulumi.api.v1alpha1 import AlphaObject
+    from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
+    from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
+
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
-Source = str | bytes | Path | Mapping[str, Any] | Sequence[Mapping[str, Any]]
-
-
-class _KubeYamlLoader(yaml.SafeLoader):
-    """YAML as ``kubectl`` decodes it: timestamps stay strings, scalar keys become strings,
-    duplicate keys are errors."""
-
-
-def _json_key(key: Any) -> Any:
-    """A scalar mapping key as sigs.k8s.io/yaml turns it into a JSON object key."""
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return str(key)
-    if isinstance(key, float):
-        return format(key, "g")
-    return key
-
-
-def _construct_mapping(loader: _KubeYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    result: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = _json_key(loader.construct_object(key_node, deep=True))
-        if key in result:
-            raise yaml.constructor.ConstructorError(
-                None, None, f'mapping key "{key}" already defined', key_node.start_mark
-            )
-        result[key] = loader.construct_object(value_node, deep=True)
-    return result
-
-
-_KubeYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_KubeYamlLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
-)
 
 
 @dataclass(frozen=True)
@@ -92,12 +59,14 @@ class LoadedObject:
     #: beta wire path -> alpha wire path, for alpha objects (empty for v1beta1).
     path_map: PathMap = field(default_factory=PathMap)
     #: Alpha-only data that has no v1beta1 field (pvcs, ingress, ...), for alpha objects.
-    alpha_extras: AlphaSpec | None = None
+    alpha_extras: AlphaDGDSpec | AlphaDCDSpec | None = None
     #: The alpha object as written (schema-checked), for alpha input.
     alpha_object: AlphaObject | None = None
     #: Position of the document in the input (0-based, empty documents not counted).
     document: int = 0
     source: str = ""
+    #: Where each field was written, when the object was loaded from YAML text.
+    positions: DocumentPositions | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_alpha(self) -> bool:
@@ -120,69 +89,6 @@ class LoadResult:
     def graphs(self) -> list[LoadedObject]:
         """The DGDs and DCDs (not the scaling adapters)."""
         return [lo for lo in self.loaded if lo.object.kind in GRAPH_KINDS]
-
-
-def _describe(source: Source) -> str:
-    if isinstance(source, Path):
-        return str(source)
-    if isinstance(source, str) and _looks_like_path(source):
-        return source
-    return ""
-
-
-def _looks_like_path(text: str) -> bool:
-    """A one-line string naming a file (rather than YAML text)."""
-    if "\n" in text or not text.strip():
-        return False
-    if Path(text).suffix.lower() in (".yaml", ".yml", ".json"):
-        return True
-    try:
-        return Path(text).is_file()
-    except OSError:
-        return False
-
-
-def _read_file(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file: {exc}", str(path)) from None
-
-
-def parse_yaml(text: str, source: str = "") -> list[Any]:
-    """Every non-empty document of a (multi-document) YAML text."""
-    try:
-        docs = list(yaml.load_all(text, Loader=_KubeYamlLoader))
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}", source) from None
-    return [d for d in docs if d is not None]
-
-
-def read_documents(source: Source) -> tuple[list[Any], str]:
-    """The raw documents of ``source`` and a description of it for messages."""
-    where = _describe(source)
-    if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
-        return parse_yaml(_read_file(Path(source)), where), where
-    if isinstance(source, str):
-        docs = parse_yaml(source)
-        if "\n" not in source.strip() and len(docs) == 1 and isinstance(docs[0], str):
-            # One word of text: most likely a file name that does not exist.
-            raise InputError("no such file (and not YAML describing an object)", source.strip())
-        return docs, where
-    if isinstance(source, (bytes, bytearray)):
-        try:
-            return parse_yaml(bytes(source).decode("utf-8")), where
-        except UnicodeDecodeError:
-            raise InputError("input is not UTF-8 text") from None
-    if isinstance(source, Mapping):
-        return [source], where
-    if isinstance(source, Sequence):
-        return list(source), where
-    raise InputError(f"cannot load from a {type(source).__name__}; give a dict, YAML text or a path")
 
 
 def _doc_source(where: str, index: int, total: int) -> str:
@@ -224,7 +130,8 @@ def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
 
 def load_alpha(doc: Mapping[str, Any], index: int = 0, source: str = "") -> LoadedObject:
     """An alpha object as the API server takes it: alpha schema and CEL, then conversion."""
-    from dynamo_pulumi.validation.alpha import alpha_schema_errors  # late: keeps v1beta1 loading light
+    from dynamo_pulumi.api.conversion import convert, parse_alpha  # late: keeps v1beta1 loading light
+    from dynamo_pulumi.validation.alpha import alpha_schema_errors
 
     src = parse_alpha(doc)
     errors = alpha_schema_errors(src, on_create=False)
@@ -248,19 +155,66 @@ def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str)
     return LoadedObject(object=parse_object(doc, source), document=index, source=source)
 
 
+def _load_document(
+    doc: Any, positions: DocumentPositions | None, index: int, doc_source: str
+) -> LoadedObject | dict[str, Any]:
+    """One raw document as a LoadedObject (a Dynamo kind) or as itself (any other kind).
+
+    Schema errors found while loading carry the position of their field."""
+    api_version, kind = _check_header(doc, doc_source)
+    if not _is_dynamo(api_version, kind, doc_source):
+        return dict(doc)
+    try:
+        loaded = _load_one(doc, api_version, index, doc_source)
+    except GraphValidationError as exc:
+        if positions is not None:
+            exc.errors = [_located(e, positions) for e in exc.errors]
+        raise
+    return replace(loaded, positions=positions) if positions is not None else loaded
+
+
 def load_documents(source: Source) -> LoadResult:
     """Load every document of ``source`` (dict, list of dicts, YAML text, or file path)."""
-    docs, where = read_documents(source)
+    docs, where = read_raw_documents(source)
     loaded: list[LoadedObject] = []
     others: list[dict[str, Any]] = []
-    for i, doc in enumerate(docs):
-        doc_source = _doc_source(where, i, len(docs))
-        api_version, kind = _check_header(doc, doc_source)
-        if _is_dynamo(api_version, kind, doc_source):
-            loaded.append(_load_one(doc, api_version, i, doc_source))
+    for i, (doc, positions) in enumerate(docs):
+        item = _load_document(doc, positions, i, _doc_source(where, i, len(docs)))
+        if isinstance(item, LoadedObject):
+            loaded.append(item)
         else:
-            others.append(dict(doc))
+            others.append(item)
     return LoadResult(loaded=loaded, others=others, source=where)
+
+
+@dataclass(frozen=True)
+class DocumentOutcome:
+    """One document of a file loaded on its own: a Dynamo object, another kind, or the error
+    that stopped it (so one bad document does not hide the others)."""
+
+    index: int
+    label: str
+    loaded: LoadedObject | None = None
+    error: InputError | GraphValidationError | None = None
+    #: Another kind (a ResourceClaimTemplate beside the graph): what rendering may read.
+    other: dict[str, Any] | None = None
+
+
+def load_each(source: Source) -> Iterator[DocumentOutcome]:
+    """Every document of ``source``, loaded one by one. Reading or YAML errors of the whole
+    input raise InputError before the first document."""
+    docs, where = read_raw_documents(source)
+    for i, (doc, positions) in enumerate(docs):
+        label = _doc_source(where, i, len(docs))
+        try:
+            item = _load_document(doc, positions, i, label)
+        except (InputError, GraphValidationError) as exc:
+            yield DocumentOutcome(i, label, error=exc)
+        else:
+            if isinstance(item, LoadedObject):
+                yield DocumentOutcome(i, label, loaded=item)
+            else:
+                yield DocumentOutcome(i, label, other=item)
 
 
 def load_graph(source: Source) -> DynamoGraphDeployment | DynamoComponentDeployment:
@@ -303,6 +257,24 @@ def alpha_rule_path(loaded: LoadedObject, path: str) -> str:
     return loaded.path_map.alpha_path(path)
 
 
+def _located(error: FieldError, positions: DocumentPositions, alpha_path: str | None = None) -> FieldError:
+    if error.position is not None:
+        return error
+    paths = (error.path,) if alpha_path is None else (error.path, alpha_path)
+    return replace(error, position=positions.position_of(*paths))
+
+
+def locate(loaded: LoadedObject, errors: Sequence[FieldError]) -> list[FieldError]:
+    """``errors`` with the file position of each field (or of its nearest written parent); a
+    beta path of an alpha object is looked up where the conversion took it from."""
+    positions = loaded.positions
+    if positions is None:
+        return list(errors)
+    return [
+        _located(e, positions, loaded.path_map.alpha_path(e.path) if loaded.is_alpha else None) for e in errors
+    ]
+
+
 def _namespace(loaded: LoadedObject, namespace: str | None) -> str:
     return namespace or loaded.object.metadata.namespace or "default"
 
@@ -316,17 +288,28 @@ def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str |
     annotation; nothing else is added here, so nothing is reported twice). A
     v1alpha1 object passed its alpha schema at load; here its create-only CEL rule, then the
     v1beta1 webhook on the converted object with runtime-version/EPP errors at alpha paths,
-    then the compatibility pass.
+    then the compatibility pass. Errors of an object loaded from text carry their file position.
     """
+    findings = _create_findings(loaded, platform, namespace)
+    findings.errors = locate(loaded, findings.errors)
+    return findings
+
+
+def _create_findings(loaded: LoadedObject, platform: Any, namespace: str | None) -> Findings:
     from dynamo_pulumi.validation import validate
+
+    ns = _namespace(loaded, namespace)
+    view = loaded.alpha_object
+    if view is None:
+        return validate(loaded.object, platform, namespace=ns)
+    from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
+    from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
     from dynamo_pulumi.validation.alpha import (
         alpha_compat_findings,
         alpha_schema_errors,
         beta_webhook_findings,
     )
 
-    ns = _namespace(loaded, namespace)
-    view = loaded.alpha_object
     if not isinstance(view, (AlphaDGD, AlphaDCD)):
         return validate(loaded.object, platform, namespace=ns)
     cel = alpha_schema_errors(view, on_create=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import semver
@@ -56,8 +57,12 @@ ORIGIN_GATES: Mapping[str, Version] = {
 }
 
 
+@lru_cache(maxsize=1024)
 def parse_runtime_version(value: str) -> Version | None:
-    """``runtimeVersionOverride`` as strict ``MAJOR.MINOR.PATCH`` (pre-release/build dropped)."""
+    """``runtimeVersionOverride`` as strict ``MAJOR.MINOR.PATCH`` (pre-release/build dropped).
+
+    Remembered: every render asks for the same few versions once per component and gate, and
+    a ``semver.Version`` is immutable."""
     try:
         parsed = Version.parse(value)
     except (ValueError, TypeError):

@@ -36,7 +36,7 @@ from dynamo_pulumi.errors import (
     invalid,
 )
 from dynamo_pulumi.kube_names import dns1123_label_problems
-from dynamo_pulumi.loading import LoadedObject
+from dynamo_pulumi.loading import LoadedObject, locate
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.object_meta import object_meta_errors, rendered_object_errors
 
@@ -113,12 +113,18 @@ def judge(
     target = namespace or obj.metadata.namespace or DEFAULT_NAMESPACE
     errors = object_meta_errors(obj.to_wire()) + _target_namespace_errors(namespace)
     if errors:
-        return Verdict(kind, name, errors, mode=checked)
+        return _located(Verdict(kind, name, errors, mode=checked), loaded)
     admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked)
     outcome = Verdict(kind, name, admission.errors, admission.warnings, None, checked, admission.replacements)
-    if outcome.errors or not isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
-        return outcome
-    return _rendered(outcome, loaded, platform, target, objects, predict_only=checked == "operator" and not for_expansion)
+    if not outcome.errors and isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
+        outcome = _rendered(outcome, loaded, platform, target, objects, checked == "operator" and not for_expansion)
+    return _located(outcome, loaded)
+
+
+def _located(verdict: Verdict, loaded: LoadedObject) -> Verdict:
+    """Every error with the file position of its field (or nearest written parent), when the
+    object was loaded from YAML: what editors and CI annotations point at."""
+    return replace(verdict, errors=locate(loaded, verdict.errors), replacements=locate(loaded, verdict.replacements))
 
 
 def _rendered(

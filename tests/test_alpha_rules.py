@@ -408,7 +408,7 @@ def test_cli_rejects_an_alpha_min_available_change_at_the_alpha_path(
     err = capsys.readouterr().err
     assert code == 1
     assert (
-        f'{new_path}: spec.services[W]: Invalid value: "object": minAvailable is immutable after creation'
+        f'{new_path}:9:5: spec.services[W]: Invalid value: "object": minAvailable is immutable after creation'
         in err.splitlines()
     )
 

@@ -76,11 +76,11 @@ def test_invalid_graph_prints_every_error_on_its_own_line(
     lines = err.splitlines()
     assert lines[0] == f'{path}: The DynamoGraphDeployment "g" is invalid:'
     assert lines[1] == (
-        f"{path}: spec.priorityClassName: Forbidden: requires the Grove pathway, but workload provider "
+        f"{path}:7:3: spec.priorityClassName: Forbidden: requires the Grove pathway, but workload provider "
         '"component" is selected'
     )
     assert len(lines) == 4  # header, priority class, one runtimeVersionOverride error per component
-    assert all(line.startswith(f"{path}: ") for line in lines)
+    assert all(line.startswith(f"{path}:") for line in lines)
 
 
 def test_grove_platform_file_is_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,7 +97,7 @@ def test_old_file_turns_the_check_into_an_update_refused_by_the_webhook_in_opera
     assert code == 1 and out == ""
     assert f"{new}: warning: Changing spec.backendFramework may cause unexpected behavior" in err
     assert (
-        f'{new}: spec.backendFramework: Invalid value: "sglang": is immutable and cannot be changed after creation'
+        f'{new}:6:3: spec.backendFramework: Invalid value: "sglang": is immutable and cannot be changed after creation'
         in err
     )
 
@@ -117,7 +117,7 @@ def test_unreadable_and_malformed_files_fail_cleanly(
     assert code == 1
     assert "is valid" in out  # the good file is still checked
     lines = err.splitlines()
-    assert lines[0].startswith(f"{broken}: invalid YAML:")
+    assert lines[0].startswith(f"{broken}:2:1: invalid YAML:")
     assert lines[1] == f"{tmp_path / 'missing.yaml'}: no such file"
     assert "Traceback" not in err
 
@@ -150,7 +150,7 @@ def test_schema_errors_are_printed_like_admission_errors(
     assert code == 1
     lines = err.splitlines()
     assert lines[0] == f'{path}: The DynamoGraphDeployment "g" is invalid:'
-    assert lines[1].startswith(f"{path}: spec.components[1].replicas: Invalid value: -1")
+    assert lines[1].startswith(f"{path}:17:7: spec.components[1].replicas: Invalid value: -1")
 
 
 def test_bad_platform_file_fails_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -226,6 +226,6 @@ def test_alpha_files_report_at_alpha_paths_with_compat_warnings(
     code, _, err = run_cli(capsys, bad)
     assert code == 1
     assert (
-        f"{bad}: spec.services[Frontend].runtimeVersionOverride: Required value: is required when the specified "
+        f"{bad}:8:5: spec.services[Frontend].runtimeVersionOverride: Required value: is required when the specified "
         "main container image has no parseable semantic-version tag"
     ) in err.splitlines()

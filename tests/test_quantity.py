@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
-from dynamo_pulumi.api.quantity import canonical_quantity, quantity_format
+from dynamo_pulumi.api.quantity import canonical_quantity, parse_quantity, quantity_format
 
 
 @pytest.mark.parametrize(
@@ -59,3 +61,34 @@ def test_unparsable_quantity_raises_value_error() -> None:
 @pytest.mark.parametrize(("given", "fmt"), [("1Gi", "BinarySI"), ("1e3", "DecimalExponent"), ("1k", "DecimalSI")])
 def test_format_follows_the_suffix(given: str, fmt: str) -> None:
     assert quantity_format(given) == fmt
+
+
+@pytest.mark.parametrize(
+    ("given", "value"),
+    [
+        ("200Mi", Decimal(200 * 1024**2)),
+        ("1.5", Decimal("1.5")),
+        ("100m", Decimal("0.1")),
+        ("1e3", Decimal(1000)),
+        ("2E-3", Decimal("0.002")),
+        ("+4k", Decimal(4000)),
+        ("-1", Decimal(-1)),
+        (".5Gi", Decimal(512 * 1024**2)),
+        ("3n", Decimal("3e-9")),
+        (4, Decimal(4)),
+        (0.5, Decimal("0.5")),
+    ],
+)
+def test_parse_quantity_follows_the_kubernetes_grammar(given: str | int | float, value: Decimal) -> None:
+    assert parse_quantity(given) == value
+
+
+@pytest.mark.parametrize("given", ["", "Gi", "1GiB", "1ki", "1 Gi", "nan", "inf", "1e", "1.2.3", True, float("nan")])
+def test_parse_quantity_refuses_what_the_api_server_refuses(given: object) -> None:
+    with pytest.raises(ValueError):
+        parse_quantity(given)
+
+
+def test_parse_quantity_of_an_absurd_exponent_is_a_value_error_not_an_overflow() -> None:
+    with pytest.raises(ValueError):
+        parse_quantity("1e999999999999")

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from dynamo_pulumi.cli import main
+from dynamo_pulumi.cli.exits import EXIT_USAGE
 
 GRAPH = """
 apiVersion: nvidia.com/v1beta1
@@ -121,10 +122,9 @@ def test_unreadable_file_is_a_clear_error(capsys, tmp_path) -> None:
     assert err.startswith("error:")
 
 
-def test_invalid_stage_is_rejected_by_the_parser(capsys, graph_file) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["render", str(graph_file), "--stage", "everything"])
-    assert exc.value.code == 2
+def test_invalid_stage_is_a_usage_error(capsys, graph_file) -> None:
+    assert main(["render", str(graph_file), "--stage", "everything"]) == EXIT_USAGE
+    assert "invalid choice: 'everything'" in capsys.readouterr().err
 
 
 def test_render_error_is_reported_without_traceback_and_nothing_on_stdout(capsys, tmp_path) -> None:
@@ -176,3 +176,49 @@ def test_a_file_without_any_graph_is_a_clear_error(tmp_path: Path, capsys) -> No
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
     assert main(["render", str(path)]) == 1
     assert "no DynamoGraphDeployment or DynamoComponentDeployment" in capsys.readouterr().err
+
+
+TRICKY = [
+    {
+        "long": "exec python3 -m dynamo.vllm \\\n --model Qwen/Qwen3-32B " + "--flag value " * 40,
+        "quotes": "it's \"quoted\": {json: [1, 2]} # not a comment",
+        "unicode": "mod\u00e8le \u2013 \u6a21\u578b \U0001f680",
+        "control": "tab\there\x07bell",
+        "empty": "",
+        "keyword-like": ["yes", "no", "null", "1e3", "0x1F", "~", "-", "- item"],
+        "multi": "line one\nline two\n\n  indented\n",
+        "trailing space ": "value ",
+        "numbers": [1, 1.5, -0.0, 10**20],
+        "nested": {"a": [{"b": None}, [], {}]},
+    }
+]
+
+
+@pytest.mark.skipif(not hasattr(yaml, "CSafeDumper"), reason="PyYAML without libyaml")
+def test_the_output_is_the_same_with_or_without_libyaml() -> None:
+    from dynamo_pulumi.cli.render_cmd import dump_stream
+
+    assert dump_stream(TRICKY, yaml.CSafeDumper) == dump_stream(TRICKY, yaml.SafeDumper)
+    assert yaml.safe_load(dump_stream(TRICKY)) == TRICKY[0]
+
+
+def test_corpus_renders_are_the_same_with_or_without_libyaml(conformance_dir: Path) -> None:
+    if not hasattr(yaml, "CSafeDumper"):
+        pytest.skip("PyYAML without libyaml")
+    from dynamo_pulumi.cli.render_cmd import dump_stream
+    from dynamo_pulumi.errors import DynamoPulumiError
+    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.render import render_graph
+
+    compared = 0
+    for path in sorted((conformance_dir / "corpus").glob("*.yaml")):
+        try:
+            graphs = load_documents(path).graphs
+            results = [render_graph(g.object, None, "x") for g in graphs]
+        except DynamoPulumiError:
+            continue
+        for result in results:
+            documents = [*result.components, *result.objects]
+            assert dump_stream(documents, yaml.CSafeDumper) == dump_stream(documents, yaml.SafeDumper), path.name
+            compared += 1
+    assert compared > 40

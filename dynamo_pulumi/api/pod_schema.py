@@ -56,15 +56,17 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from importlib import resources
-from typing import Any
-
-import jsonschema
-from referencing import Registry, Resource
+from importlib.util import find_spec
+from pathlib import Path as FilePath
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.parse import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
+
+if TYPE_CHECKING:  # jsonschema and referencing are imported when a check first runs
+    import jsonschema
+    from referencing import Registry
 
 #: The kubernetes-validate schema folder (non-strict: unknown fields are allowed).
 KUBERNETES_SCHEMA_VERSION = "v1.36.0"
@@ -114,8 +116,13 @@ def _int_or_string(pattern: str | None = None, number: str = "integer") -> dict[
 
 @lru_cache(maxsize=1)
 def _definitions() -> dict[str, Any]:
-    package = resources.files("kubernetes_validate")
-    return json.loads((package / _SCHEMA_DIR / "_definitions.json").read_text())  # type: ignore[no-any-return]
+    # The data files are read without importing kubernetes_validate itself (its import pulls in
+    # an HTTP stack the offline tools never use).
+    spec = find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("kubernetes-validate (the pod template schema) is not installed")
+    folder = FilePath(next(iter(spec.submodule_search_locations)))
+    return json.loads((folder / _SCHEMA_DIR / "_definitions.json").read_text())  # type: ignore[no-any-return]
 
 
 def _without_required(schema: Any) -> Any:
@@ -145,6 +152,8 @@ def _registry(decoded: bool) -> Registry:
     ``decoded``: a schemaless position, checked only as the webhook's Go decoding would (no
     required fields; a quantity may be any number).
     """
+    from referencing import Registry, Resource
+
     defs = dict(_definitions())
     table = dict(defs["$defs"])
     meta = copy.deepcopy(table[_OBJECT_META])
@@ -173,6 +182,8 @@ def _check_int_format(fmt: str) -> Any:
 
 @lru_cache(maxsize=16)
 def _validator(definition: str, decoded: bool = False) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     formats = jsonschema.FormatChecker(formats=())
     for fmt in _INT_RANGES:
         formats.checks(fmt)(_check_int_format(fmt))
@@ -280,15 +291,34 @@ def schema_errors(
     instance = _plain(value)
     if instance is UNKNOWN:
         return []
-    prefix = str(path)
-    skipped = {wire_path([name], prefix) for name in optional}
-    errors = [
-        fe
-        for error in _validator(definition, decoded).iter_errors(instance)
-        for fe in _translate(error, prefix)
-        if not (fe.type is ErrorType.REQUIRED and fe.path in skipped)
-    ]
-    return sorted(errors, key=_path_order)
+    return list(_checked(definition, decoded, str(path), tuple(optional), repr(instance), instance))
+
+
+#: Results of recent checks. Loading checks a template, then admission's schema stage checks the
+#: same template again; on a large graph each check is a large share of ``validate``.
+_RECENT: dict[tuple[str, bool, str, tuple[str, ...], str], tuple[FieldError, ...]] = {}
+_RECENT_LIMIT = 256
+
+
+def _checked(
+    definition: str, decoded: bool, prefix: str, optional: tuple[str, ...], text: str, instance: Any
+) -> tuple[FieldError, ...]:
+    """The sorted errors of ``instance``, remembered by its exact ``repr`` (which tells apart
+    every JSON type, and the unknown marker from any string)."""
+    key = (definition, decoded, prefix, optional, text)
+    found = _RECENT.get(key)
+    if found is None:
+        skipped = {wire_path([name], prefix) for name in optional}
+        errors = [
+            fe
+            for error in _validator(definition, decoded).iter_errors(instance)
+            for fe in _translate(error, prefix)
+            if not (fe.type is ErrorType.REQUIRED and fe.path in skipped)
+        ]
+        if len(_RECENT) >= _RECENT_LIMIT:
+            _RECENT.pop(next(iter(_RECENT)))
+        found = _RECENT[key] = tuple(sorted(errors, key=_path_order))
+    return found
 
 
 def pod_template_errors(template: Any, path: Path | str, *, embedded: bool = True) -> list[FieldError]:

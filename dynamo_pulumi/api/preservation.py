@@ -10,12 +10,14 @@ compatibility pass read it back; so do we (:func:`preserved_alpha_spec`).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api import v1beta1 as beta
+
+if TYPE_CHECKING:  # the alpha models are built only when alpha data is really present
+    from dynamo_pulumi.api import v1alpha1 as alpha
 
 DGD_SPEC_ANNOTATION = "nvidia.com/dgd-spec"
 DCD_SPEC_ANNOTATION = "nvidia.com/dcd-spec"
@@ -66,6 +68,15 @@ def metadata_with(meta: alpha.ObjectMeta, annotation: str, preserved: dict[str, 
     return out
 
 
+def has_preserved_spec(obj: Any) -> bool:
+    """Whether a v1beta1 DGD/DCD carries a conversion annotation (alpha-only data)."""
+    if isinstance(obj, beta.DynamoGraphDeployment):
+        return bool(obj.annotations.get(DGD_SPEC_ANNOTATION))
+    if isinstance(obj, beta.DynamoComponentDeployment):
+        return bool(obj.annotations.get(DCD_SPEC_ANNOTATION))
+    return False
+
+
 def preserved_alpha_spec(
     obj: beta.DynamoObject,
 ) -> alpha.DynamoGraphDeploymentSpec | alpha.DynamoComponentDeploymentSpec | None:
@@ -74,15 +85,15 @@ def preserved_alpha_spec(
     Renderers read component annotations/labels, ingress, dynamoNamespace, pvcs and a
     non-promoting subComponentType from here, as the operator does.
     """
+    if not has_preserved_spec(obj):
+        return None
+    from dynamo_pulumi.api import v1alpha1 as alpha
+
     if isinstance(obj, beta.DynamoGraphDeployment):
         key, model = DGD_SPEC_ANNOTATION, alpha.DynamoGraphDeploymentSpec
-    elif isinstance(obj, beta.DynamoComponentDeployment):
-        key, model = DCD_SPEC_ANNOTATION, alpha.DynamoComponentDeploymentSpec
     else:
-        return None
+        key, model = DCD_SPEC_ANNOTATION, alpha.DynamoComponentDeploymentSpec
     raw = obj.annotations.get(key)
-    if not raw:
-        return None
     try:
         decoded = json.loads(raw)
         spec = decoded.get("spec", decoded) if isinstance(decoded, dict) else None

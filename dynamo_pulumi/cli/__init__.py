@@ -1,52 +1,116 @@
 """The ``dynamo-pulumi`` command: validate | render | preview | diff | wait | status.
 
 Each subcommand lives in its own module exposing ``add_parser(subparsers)`` and
-``run(args) -> int``. Errors a user can cause (bad file, bad YAML, invalid graph) are printed
-as one clear message per problem with exit status 1; they never surface as tracebacks.
+``run(args) -> int``, and is listed in :data:`SUBCOMMANDS` with its one-line help. Start-up is
+what a pre-commit hook over many files pays on every call, so a subcommand's module (and with it
+pydantic models, the renderer or Pulumi) is imported only when that subcommand runs; ``--help``
+lists every subcommand from the table without importing any of them.
+
+Errors a user can cause (bad file, bad YAML, invalid graph) are printed as one clear message per
+problem; they never surface as tracebacks. Exit codes are in :mod:`dynamo_pulumi.cli.exits`.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from dynamo_pulumi.errors import DynamoPulumiError
+from dynamo_pulumi.cli.common import CliParser
+from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError, stdout_closed
 
-SUBCOMMANDS = ("validate", "render", "preview", "diff", "wait", "status")
+if TYPE_CHECKING:
+    from dynamo_pulumi.errors import GraphValidationError
+
+#: subcommand -> (module under dynamo_pulumi.cli, one-line help). Add a row to add a subcommand.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate_cmd", "check DGD/DCD files exactly as the operator's admission would"),
+    "render": ("render_cmd", "render DGDs/DCDs to the Kubernetes objects the operator would create"),
+    "preview": ("preview_cmd", "print the resources `pulumi up` would create (offline, under Pulumi mocks)"),
+    "diff": ("diff_cmd", "per object: create / update / replace / delete between two graph files"),
+    "wait": ("wait_cmd", "wait until a deployed graph serves; exit 1 with each unready component's reason"),
+    "status": ("status_cmd", "print a deployed graph's readiness per component once, without waiting"),
+}
+
+DESCRIPTION = "Validate, render, preview and diff NVIDIA Dynamo graphs offline; wait for them on a cluster."
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="dynamo-pulumi",
-        description="Validate, render, preview and diff NVIDIA Dynamo graphs offline.",
-    )
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dynamo-pulumi")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+        return "unknown"
+
+
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in SUBCOMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> CliParser:
+    """The parser, with full arguments for the subcommand named in ``argv`` only (the others are
+    listed for ``--help`` and to reject typos, but their modules are not imported)."""
+    parser = CliParser(prog="dynamo-pulumi", description=DESCRIPTION)
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(SUBCOMMANDS) + "}")
-    for name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"dynamo_pulumi.cli.{name}_cmd")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"dynamo_pulumi.cli.{name}_cmd":
-                raise
-            continue
-        module.add_parser(sub)
+    chosen = _chosen(argv)
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        if name == chosen:
+            import_module(f"dynamo_pulumi.cli.{module_name}").add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _dispatch(argv: list[str]) -> int:
+    parser = build_parser(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (EXIT_USAGE): a code, not an exception
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if args.version:
+        print(f"dynamo-pulumi {_version()}")
+        return 0
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
+    from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError
+
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # a closed pipe surfaces here, inside the handler, not at exit
+        return code
+    except UsageError as exc:
+        print(f"dynamo-pulumi {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except GraphValidationError as exc:
+        _print_invalid(exc)
+        return EXIT_ERROR
     except DynamoPulumiError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
+
+
+def _print_invalid(exc: GraphValidationError) -> None:
+    """kubectl's header, then one line per error, led by its file position when it has one."""
+    print(f'error: The {exc.kind} "{exc.name}" is invalid:', file=sys.stderr)
+    for error in exc.errors:
+        print(f"{error.position}: {error}" if error.position else f"* {error}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        return stdout_closed()
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,71 +10,72 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.cli.common import add_common, add_mode, read_input
+from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, check_loaded, load_documents
+from dynamo_pulumi.loading import LoadedObject, load_documents
 from dynamo_pulumi.platform import load_platform
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
 from dynamo_pulumi.readiness.status import GraphStatus
 from dynamo_pulumi.readiness.targets import (
     DCD_KIND,
-    MODES,
     WaitRequest,
     operator_targets,
     pod_selector,
     render_targets,
 )
 
+if TYPE_CHECKING:
+    from dynamo_pulumi.verdict import Verdict
+
 
 def add_cluster_arguments(parser: argparse.ArgumentParser, with_timeout: bool) -> None:
-    parser.add_argument("file", help="YAML file holding the DGD or DCD that was deployed")
-    parser.add_argument("--namespace", "-n", default=None, help="namespace (default: the object's, else 'default')")
-    parser.add_argument("--platform", "-p", default=None, help="platform settings YAML used when it was deployed")
+    parser.add_argument("file", help="YAML file holding the DGD or DCD that was deployed ('-': stdin)")
+    add_common(parser)
+    add_mode(parser)
     parser.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
     parser.add_argument("--context", default=None, help="kubeconfig context (default: its current context)")
-    parser.add_argument("--mode", choices=MODES, default="render",
-                        help="render: the workloads were applied directly (pulumi, kubectl apply of `render`); "
-                             "operator: the Dynamo operator expands the custom resource")
     if with_timeout:
         parser.add_argument("--timeout", default=f"{DEFAULT_TIMEOUT_SECONDS // 60}m",
                             help="how long to wait, e.g. 30m, 1h30m, 90s (default: 60m)")
 
 
-def _request(loaded: LoadedObject, args: argparse.Namespace, platform: Any, timeout: float) -> WaitRequest:
+def _request(verdict: Verdict, loaded: LoadedObject, args: argparse.Namespace, timeout: float) -> WaitRequest:
     graph = loaded.object
     namespace = args.namespace or graph.metadata.namespace or "default"
     component = (getattr(graph.spec, "name", None) or graph.name) if graph.kind == DCD_KIND else ""
     if args.mode == "operator":
         targets = operator_targets(graph.kind, graph.name, namespace)
     else:
-        from dynamo_pulumi.render import render_graph
-
-        targets = render_targets(render_graph(graph, platform, namespace).objects, namespace)  # type: ignore[arg-type]
+        assert verdict.rendered is not None  # render mode: a deployable graph carries its rendering
+        targets = render_targets(verdict.rendered.objects, namespace)
     return WaitRequest(mode=args.mode, kind=graph.kind, graph=graph.name, namespace=namespace, targets=tuple(targets),
                        timeout_seconds=timeout, pod_selector=pod_selector(graph.kind, graph.name, component))
 
 
 def wait_requests(args: argparse.Namespace) -> list[WaitRequest]:
-    """One request per DGD/DCD in the file, admitted first (an invalid graph is an error)."""
+    """One request per DGD/DCD in the file, judged first as ``validate`` judges it (an invalid
+    graph is an error, before any cluster call); render mode watches what it renders to."""
+    from dynamo_pulumi.verdict import check_deployable
+
     check_namespace(args.namespace)
     try:
         timeout = float(parse_duration(getattr(args, "timeout", DEFAULT_TIMEOUT_SECONDS)))
     except ValueError as exc:
         raise InputError(f"--timeout: {exc}") from None
-    loaded = load_documents(args.file)
+    loaded = load_documents(read_input(args.file, args.inline))
     if not loaded.graphs:
         raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", loaded.source)
     platform = load_platform(args.platform)
-    requests = []
-    for entry in loaded.graphs:
-        try:
-            check_loaded(entry, platform, args.namespace)
-        except GraphValidationError as exc:
-            raise InputError(f"{entry.object.kind} {entry.object.name} is not valid:\n{exc}") from None
-        requests.append(_request(entry, args, platform, timeout))
-    return requests
+    return [
+        _request(
+            check_deployable(entry, platform, args.namespace, mode=args.mode, objects=loaded.others),
+            entry, args, timeout,
+        )
+        for entry in loaded.graphs
+    ]
 
 
 def open_api(args: argparse.Namespace) -> Any:

@@ -1,8 +1,13 @@
-"""``dynamo-pulumi preview [FILE]``: what ``pulumi up`` would create, without a cluster or the CLI.
+"""dynamo-pulumi preview [FILE] [-p PLATFORM] [-n NS] [--mode render|operator] [-o tree|json]
 
-The real program (:func:`dynamo_pulumi.program.deploy`) runs in-process under Pulumi mocks in
+What ``pulumi up`` would create, without a cluster or the Pulumi CLI. The real program (:func:`dynamo_pulumi.program.deploy`) runs in-process under Pulumi mocks in
 preview mode, and the registered resources are printed as a tree (type, name, Kubernetes object
-name), parents above children. Without FILE the embedded example graph is previewed.
+name), parents above children. Without FILE the embedded example graph is previewed; ``-``
+reads the graph from standard input. ``-o json`` prints one object per resource, sorted by
+parent, type and name, the same bytes on every run: operation, type, name, parent, parentType,
+object, inputs, ignoreChanges, replaceOnChanges, deleteBeforeReplace. With ``--mode operator``
+the DGD/DCD custom resource is what Pulumi creates, and the operator's predicted expansion is
+printed after it (JSON: ``{"resources": [...], "expansion": [{apiVersion, kind, name, digest}]}``).
 """
 
 from __future__ import annotations
@@ -11,29 +16,23 @@ import argparse
 import json
 from typing import Any
 
-from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
+from dynamo_pulumi.cli.common import add_common, add_mode, add_output, read_input, subcommand_parser, warn
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program
 from dynamo_pulumi.program import default_graph_path, deploy
 from dynamo_pulumi.resources.operator_mode import operator_expansion
 from dynamo_pulumi.resources.outputs import summarize
 
+#: Every resource of a fresh preview is created (there is no stack state offline).
+OPERATION = "create"
+
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "preview",
-        help="print the resources `pulumi up` would create (offline, under Pulumi mocks)",
-        description=__doc__,
-    )
-    parser.add_argument("file", nargs="?", help="DGD/DCD YAML (default: the embedded example graph)")
-    parser.add_argument("--platform", help="platform YAML (operator configuration and cluster facts)")
-    parser.add_argument("--namespace", help="Kubernetes namespace (default: metadata.namespace or 'default')")
-    parser.add_argument("--format", choices=("tree", "json"), default="tree", help="output format")
-    parser.add_argument(
-        "--mode", choices=MODES, default=DEFAULT_MODE,
-        help="render (default): the rendered objects; operator: the DGD custom resource, and the expansion "
-        "the operator is predicted to create",
-    )
+    parser = subcommand_parser(subparsers, "preview", __doc__)
+    parser.add_argument("file", nargs="?", help="DGD/DCD YAML ('-': stdin; default: the embedded example graph)")
+    add_common(parser)
+    add_mode(parser)
+    add_output(parser, ("tree", "json"), "--format")
     parser.set_defaults(run=run)
 
 
@@ -66,9 +65,16 @@ def format_tree(recording: Recording) -> str:
     return "\n".join(out)
 
 
+def _sort_key(r: Registration) -> tuple[str, str, str, str]:
+    return (r.parent_type, r.parent_name, r.type, r.name)
+
+
 def as_json(recording: Recording) -> list[dict[str, Any]]:
+    """One entry per resource, in an order that depends on nothing but the resources
+    (registration order follows the runtime's threads)."""
     return [
         {
+            "operation": OPERATION,
             "type": r.type,
             "name": r.name,
             "parent": r.parent_name,
@@ -77,20 +83,23 @@ def as_json(recording: Recording) -> list[dict[str, Any]]:
             "ignoreChanges": list(r.ignore_changes),
             "replaceOnChanges": list(r.replace_on_changes),
             "deleteBeforeReplace": r.delete_before_replace,
+            "inputs": r.inputs,
         }
-        for r in recording.resources
+        for r in sorted(recording.resources, key=_sort_key)
     ]
 
 
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
-    source = args.file or default_graph_path()
-    mode = getattr(args, "mode", DEFAULT_MODE)
+    source = read_input(args.file, args.inline) if args.file else default_graph_path()
+    mode = args.mode
     recording, top = run_program(lambda: deploy(source, args.namespace, args.platform, export=False, mode=mode))
     expansion = operator_expansion(top.plan)
-    if args.format == "json":
+    if args.output == "json":
         document: Any = as_json(recording)
-        print(json.dumps({"resources": document, "expansion": expansion} if mode == "operator" else document, indent=2))
+        if mode == "operator":
+            document = {"resources": document, "expansion": expansion}
+        print(json.dumps(document, indent=2, sort_keys=True, default=str))
         return 0
     print(format_tree(recording))
     if mode == "operator":
@@ -102,5 +111,5 @@ def run(args: argparse.Namespace) -> int:
     print(f"frontend URL:     {summary.frontend_url or '-'}")
     print(f"GPUs requested:   {summary.total_gpus}")
     for warning in top.plan.warnings:
-        print(f"warning: {warning}")
+        warn(warning)
     return 0

@@ -11,13 +11,11 @@ import argparse
 from typing import Any
 
 from dynamo_pulumi.cli.cluster_common import add_cluster_arguments, open_api, print_table, wait_requests
+from dynamo_pulumi.cli.common import subcommand_parser
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "status", help="print the readiness of a deployed graph once", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = subcommand_parser(subparsers, "status", __doc__)
     add_cluster_arguments(parser, with_timeout=False)
     parser.set_defaults(run=run)
 

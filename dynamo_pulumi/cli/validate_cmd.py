@@ -1,157 +1,181 @@
-"""``dynamo-pulumi validate FILE... [--old FILE] [--platform FILE] [--mode render|operator]``: admission, offline.
+"""dynamo-pulumi validate FILE... [--old FILE] [-p PLATFORM] [-n NS] [--mode render|operator] [-o text|json|github]
 
-Every Dynamo object in every FILE gets the deployability verdict every other command and the
-Pulumi components use (:mod:`dynamo_pulumi.verdict`): what the API server would run on CREATE
-(object metadata and size, defaulting, CEL, the operator's validating webhook), then every refusal
-rendering would make (rendered names and labels, backend detection, orchestrator availability).
-With ``--old``, an object whose kind and name also appear in the old file is checked as an UPDATE
-of that object instead. ``--mode`` gives the answer for one deployment mode
-(:mod:`dynamo_pulumi.validation.update_verdict`): ``operator`` refuses exactly what the
-operator's webhooks refuse; ``render`` (the default) refuses what needs the operator (a
-Kubernetes-API planner, LPX, checkpoints) and reports the webhook's update rules as planned
-replacements.
+Every Dynamo object in every FILE (``-`` for standard input) gets the deployability verdict every
+other command and the Pulumi components use (dynamo_pulumi.verdict): what the API server would
+run on CREATE (object metadata and size, defaulting, CEL, the operator's validating webhook),
+then every refusal rendering would make (rendered names and labels, backend detection,
+orchestrator availability). With ``--old``, an object whose kind and name also appear in the old
+file is checked as an UPDATE of that object. ``--mode operator`` refuses exactly what the
+operator's webhooks refuse; ``--mode render`` (the default) also refuses what needs the operator
+(a Kubernetes-API planner, LPX, checkpoints) and reports the webhook's update rules as planned
+replacements instead of errors.
 
-Valid objects print one summary line each on stdout; warnings go to stderr. An invalid object
-prints kubectl's header and then one line per error on stderr, each prefixed with the file name
-(and ``(document N)`` in a multi-document file). Documents are loaded one by one, so one bad
-document does not hide the others. The exit status is 1 if anything was invalid or unreadable.
+Text output: one summary line per valid object on stdout; warnings, kubectl's header and one
+``file:line:col: path: type: value: detail`` line per error on stderr (the position of the
+field, or of its nearest parent written in the file). ``-o json`` prints one object per graph,
+``-o github`` prints GitHub Actions annotations. Documents are loaded one by one, so one bad
+document does not hide the others. Exit status 1 if anything was invalid or unreadable.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
-from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
-from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError
-from dynamo_pulumi.loading import LoadedObject, load_documents, read_documents
+from dynamo_pulumi.cli.common import (
+    add_common,
+    add_mode,
+    add_output,
+    check_stdin_once,
+    read_input,
+    subcommand_parser,
+)
+from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
+from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_github, write_json, write_text
+from dynamo_pulumi.errors import GraphValidationError, InputError
+from dynamo_pulumi.kube_names import check_namespace
+from dynamo_pulumi.loading import LoadedObject, load_each
 from dynamo_pulumi.platform import Platform, load_platform
-from dynamo_pulumi.verdict import judge
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
+OUTPUTS = ("text", "json", "github")
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "validate",
-        help="check DGD/DCD files exactly as the operator's admission would",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="YAML files with Dynamo objects")
+    parser = subcommand_parser(subparsers, "validate", __doc__)
+    parser.add_argument("files", nargs="+", metavar="FILE", help="YAML files with Dynamo objects ('-': stdin)")
     parser.add_argument("--old", default=None, help="the previously applied objects: validate as an update")
-    parser.add_argument(
-        "--platform", "-p", default=None, help="platform settings YAML (operator configuration)"
-    )
-    parser.add_argument(
-        "--mode", choices=MODES, default=DEFAULT_MODE,
-        help="render (default): the webhook's update rules become planned replacements and operator-only "
-        "features are refused; operator: exactly what the operator's webhooks refuse",
-    )
+    add_common(parser)
+    add_mode(parser)
+    add_output(parser, OUTPUTS)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    check_stdin_once([*args.files, args.old], args.inline)
     try:
+        check_namespace(args.namespace)
         platform = load_platform(args.platform)
     except InputError as exc:
         print(_one_line(str(exc)), file=err)
-        return 1
+        return EXIT_ERROR
     old_objects: dict[tuple[str, str], Any] = {}
     if args.old is not None:
-        old_loaded, old_ok = _load(args.old, err)
-        if not old_ok:
-            return 1
-        old_objects = {(lo.object.kind, lo.object.name): lo.object for lo in old_loaded}
-    ok = True
-    for path in args.files:
-        ok = _validate_file(path, platform, old_objects, out, err, getattr(args, "mode", DEFAULT_MODE)) and ok
-    return 0 if ok else 1
+        old_contents = _load(args.old, args.inline)
+        if old_contents.failed:
+            write_text(old_contents.failed, out, err)
+            return EXIT_ERROR
+        old_objects = {(lo.object.kind, lo.object.name): lo.object for _, lo in old_contents.loaded}
+    reports: list[ObjectReport] = []
+    for name in args.files:
+        reports += _check_file(name, args.inline, platform, args.namespace, old_objects, args.mode)
+    _write(reports, args.output, out, err)
+    return EXIT_OK if all(r.valid for r in reports) else EXIT_ERROR
 
 
-def _load(path: str, err: TextIO) -> tuple[list[LoadedObject], bool]:
-    """Every Dynamo object of the file, and whether every document could be loaded.
+def _write(reports: list[ObjectReport], output: str, out: TextIO, err: TextIO) -> None:
+    if output == "json":
+        write_json(reports, out)
+    elif output == "github":
+        write_github(reports, out)
+    else:
+        write_text(reports, out, err)
 
-    Documents are loaded one by one, so a schema error in one does not hide the others.
-    """
+
+@dataclass
+class _FileContents:
+    """One input: reports for documents that failed to load, every Dynamo object with its
+    1-based document number (None in a single-document input), and the other kinds beside them."""
+
+    failed: list[ObjectReport] = field(default_factory=list)
+    loaded: list[tuple[int | None, LoadedObject]] = field(default_factory=list)
+    others: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _load(name: str, inline: bool) -> _FileContents:
+    label = "<inline>" if inline else name
     try:
-        docs, _where = read_documents(path)
+        outcomes = list(load_each(read_input(name, inline)))
     except InputError as exc:
-        print(_one_line(str(exc) if exc.source else f"{path}: {exc}"), file=err)
-        return [], False
-    loaded: list[LoadedObject] = []
-    ok = True
-    for index, doc in enumerate(docs):
-        label = path if len(docs) == 1 else f"{path} (document {index + 1})"
-        try:
-            result = load_documents([doc])
-        except InputError as exc:
-            print(_one_line(f"{label}: {exc}"), file=err)
-            ok = False
-        except GraphValidationError as exc:
-            _print_invalid(label, exc.kind, exc.name, exc.errors, err)
-            ok = False
-        else:
-            loaded += [replace(lo, document=index, source=label) for lo in result.loaded]
-    return loaded, ok
+        return _FileContents([ObjectReport(label, label, problems=[Problem.of_input(exc, label)])])
+    multi = len(outcomes) > 1
+    contents = _FileContents()
+    for outcome in outcomes:
+        document = outcome.index + 1 if multi else None
+        exc = outcome.error
+        if isinstance(exc, GraphValidationError):
+            problems = [Problem.of(e) for e in exc.errors]
+            contents.failed.append(ObjectReport(label, outcome.label, document, exc.kind, exc.name, problems=problems))
+        elif exc is not None:
+            problem = Problem.of_input(exc, outcome.label)
+            contents.failed.append(ObjectReport(label, outcome.label, document, problems=[problem]))
+        elif outcome.loaded is not None:
+            contents.loaded.append((document, outcome.loaded))
+        elif outcome.other is not None:
+            contents.others.append(outcome.other)
+    return contents
 
 
-def _validate_file(
-    path: str, platform: Platform, old_objects: dict[tuple[str, str], Any], out: TextIO, err: TextIO, mode: str
-) -> bool:
-    loaded_objects, ok = _load(path, err)
-    if ok and not loaded_objects:
-        print(f"{path}: no {KINDS_TEXT} found", file=err)
-        return False
-    for loaded in loaded_objects:
-        ok = _validate_object(loaded.source, loaded, platform, old_objects, out, err, mode) and ok
-    return ok
+def _check_file(
+    name: str,
+    inline: bool,
+    platform: Platform,
+    namespace: str | None,
+    old_objects: dict[tuple[str, str], Any],
+    mode: str,
+) -> list[ObjectReport]:
+    """One report per document of the file, in document order."""
+    contents = _load(name, inline)
+    if not contents.failed and not contents.loaded:
+        label = "<inline>" if inline else name
+        return [ObjectReport(label, label, problems=[Problem(f"no {KINDS_TEXT} found")])]
+    reports = list(contents.failed)
+    for document, loaded in contents.loaded:
+        reports.append(_check_object(loaded, platform, namespace, old_objects, document, mode, contents.others))
+    return sorted(reports, key=lambda r: r.document or 0)
 
 
-def _validate_object(
-    path: str,
+def _check_object(
     loaded: LoadedObject,
     platform: Platform,
+    namespace: str | None,
     old_objects: dict[tuple[str, str], Any],
-    out: TextIO,
-    err: TextIO,
-    mode: str = DEFAULT_MODE,
-) -> bool:
+    document: int | None,
+    mode: str,
+    others: list[dict[str, Any]],
+) -> ObjectReport:
+    from dynamo_pulumi.verdict import judge
+
     obj = loaded.object
     old = old_objects.get((obj.kind, obj.name))
     # The one deployability verdict: admission (create, or the update verdict of ``old``) at the
-    # paths the user wrote, then every refusal rendering would make.
-    verdict = judge(loaded, platform, old=old, mode=mode)
-    for warning in verdict.warnings:
-        print(f"{path}: warning: {warning}", file=err)
-    errors = verdict.validate_errors()
-    if errors:
-        _print_invalid(path, obj.kind, obj.name, errors, err)
-        return False
+    # paths and positions the user wrote, then every refusal rendering would make.
+    verdict = judge(loaded, platform, namespace, old=old, mode=mode, objects=others)
     planned = [] if mode == "operator" else verdict.replacements
-    for rule in planned:
-        print(f"{path}: planned replacement (render mode; the operator's webhook would refuse this in place): {rule}", file=out)
-    operation = "update" if old is not None else "create"
-    counts = f"{_component_count(obj)}, {_plural(len(verdict.warnings), 'warning')}"
+    summary = f"{_component_count(obj)}, {_plural(len(verdict.warnings), 'warning')}"
     if planned:
-        counts += f", {_plural(len(planned), 'planned replacement')}"
-    print(f'{path}: {obj.kind} "{obj.name}" is valid ({operation}; {counts})', file=out)
-    return True
-
-
-def _print_invalid(path: str, kind: str, name: str, errors: Sequence[FieldError], err: TextIO) -> None:
-    print(f'{path}: The {kind} "{name}" is invalid:', file=err)
-    for error in errors:
-        print(f"{path}: {error}", file=err)
+        summary += f", {_plural(len(planned), 'planned replacement')}"
+    return ObjectReport(
+        file=loaded.positions.file if loaded.positions else loaded.source,
+        label=loaded.source,
+        document=document,
+        kind=obj.kind,
+        name=obj.name,
+        operation="update" if old is not None else "create",
+        summary=summary,
+        warnings=list(verdict.warnings),
+        problems=[Problem.of(e) for e in verdict.validate_errors()],
+        replacements=[Problem.of(e) for e in planned],
+    )
 
 
 def _component_count(obj: Any) -> str:
+    from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
+
     if isinstance(obj, DynamoGraphDeployment):
         return _plural(len(obj.components), "component")
     return _plural(1, "component") if obj.kind == DCD_KIND else "scaling adapter"

@@ -14,13 +14,11 @@ import argparse
 from typing import Any
 
 from dynamo_pulumi.cli.cluster_common import add_cluster_arguments, open_api, wait_requests
+from dynamo_pulumi.cli.common import subcommand_parser
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "wait", help="wait until a deployed graph is ready", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = subcommand_parser(subparsers, "wait", __doc__)
     add_cluster_arguments(parser, with_timeout=True)
     parser.set_defaults(run=run)
 

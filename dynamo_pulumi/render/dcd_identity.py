@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_pulumi.api.conversion import preserved_alpha_spec
+from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.api.v1beta1 import DGD_KIND, DynamoComponentDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_DECODE,

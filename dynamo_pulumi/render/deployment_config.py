@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
 from dynamo_pulumi.api.pods import main_container
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_FRONTEND,
     DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR,

@@ -19,7 +19,11 @@ import struct
 from decimal import Decimal
 from typing import Any
 
-from dynamo_pulumi.api.conversion import DCD_SPEC_ANNOTATION, PRESERVED_ENVELOPE_VERSION, preserved_alpha_spec
+from dynamo_pulumi.api.preservation import (
+    DCD_SPEC_ANNOTATION,
+    PRESERVED_ENVELOPE_VERSION,
+    preserved_alpha_spec,
+)
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
@@ -272,8 +276,10 @@ def generate_component_deployment(
     worker_hash: str,
     *,
     apply_deployment_config: bool = True,
+    owned: bool = False,
 ) -> dict[str, Any]:
-    """``generateSingleDCD`` for one component's wire dict (the input is not modified).
+    """``generateSingleDCD`` for one component's wire dict (the input is not modified unless
+    ``owned``: the caller hands over a dict it made for this call, which is then not copied).
 
     ``apply_deployment_config=False`` skips the legacy ``DYN_DEPLOYMENT_CONFIG`` rewrite, which
     only ``generateSingleDCD`` performs: the Grove pathway renders its cliques from the components
@@ -281,7 +287,7 @@ def generate_component_deployment(
     """
     name = component["name"]
     ctype = component.get("type")
-    spec: dict[str, Any] = copy_tree(component)
+    spec: dict[str, Any] = component if owned else copy_tree(component)
     spec.pop("backendFramework", None)
     if backend_framework:  # omitempty
         spec["backendFramework"] = backend_framework
@@ -336,10 +342,10 @@ def generate_component_deployments(
     :func:`generate_component_deployment`).
     """
     backend = graph_backend_framework(graph)
-    components = graph.to_wire()["spec"].get("components") or []
+    components = graph.to_wire()["spec"].get("components") or []  # fresh dicts: owned below
     return [
         generate_component_deployment(
-            graph, c, namespace, backend, worker_hash, apply_deployment_config=apply_deployment_config
+            graph, c, namespace, backend, worker_hash, apply_deployment_config=apply_deployment_config, owned=True
         )
         for c in components
     ]

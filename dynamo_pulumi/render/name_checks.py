@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from dynamo_pulumi.errors import RenderError
@@ -105,24 +106,58 @@ class RenderedNameError(RenderError):
         )
 
 
-def _label_maps(node: Any, path: str) -> Iterator[tuple[str, dict[Any, Any]]]:
-    """(path, map) of every label map in ``node``: metadata.labels, matchLabels, Service selectors."""
-    if isinstance(node, dict):
+#: Subtrees that never hold a label map (a Container has no metadata, selector or affinity; env,
+#: args and command are lists of text). Skipping them keeps the walk off the bulk of a pod spec.
+_NO_LABELS = frozenset({"containers", "initContainers", "ephemeralContainers", "env", "args", "command"})
+
+
+def _label_maps(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], dict[Any, Any]]]:
+    """(path parts, map) of every label map in ``node``: metadata.labels and matchLabels.
+
+    The path is kept as parts and spelled only for a problem (:func:`_spelled`)."""
+    if type(node) is dict:
         for key, child in node.items():
-            where = f"{path}.{key}" if path else str(key)
-            if key == "metadata" and isinstance(child, dict) and isinstance(child.get("labels"), dict):
-                yield f"{where}.labels", child["labels"]
-            elif key == "matchLabels" and isinstance(child, dict):
-                yield where, child
-            if key != "metadata":
-                yield from _label_maps(child, where)
-    elif isinstance(node, list):
+            kind = type(child)
+            if kind is not dict and kind is not list:
+                continue
+            if key == "metadata":
+                labels = child.get("labels") if kind is dict else None
+                if type(labels) is dict:
+                    yield (*path, key, "labels"), labels
+                continue
+            if key == "matchLabels" and kind is dict:
+                yield (*path, key), child
+            if key not in _NO_LABELS:
+                yield from _label_maps(child, (*path, key))
+    elif type(node) is list:
         for i, child in enumerate(node):
-            yield from _label_maps(child, f"{path}[{i}]")
+            if type(child) is dict or type(child) is list:
+                yield from _label_maps(child, (*path, i))
 
 
-def _known(value: Any) -> bool:
-    return isinstance(value, str) and not contains_output_token(value)
+def _spelled(parts: tuple[Any, ...]) -> str:
+    text = ""
+    for part in parts:
+        text = f"{text}[{part}]" if isinstance(part, int) else (f"{text}.{part}" if text else str(part))
+    return text
+
+
+# The same keys, values and names recur in every object of every render: each is checked once.
+# Text holding a parked Output is not known yet and has no problems.
+@lru_cache(maxsize=8192)
+def _key_problems(key: str) -> tuple[str, ...]:
+    return () if contains_output_token(key) else tuple(label_key_problems(key))
+
+
+@lru_cache(maxsize=8192)
+def _value_problems(value: str) -> tuple[str, ...]:
+    return () if contains_output_token(value) else tuple(label_value_problems(value))
+
+
+@lru_cache(maxsize=8192)
+def _name_problems(kind: str, name: str) -> tuple[str, tuple[str, ...]]:
+    rule, check = NAME_RULES.get(kind, _SUBDOMAIN)
+    return rule, (() if contains_output_token(name) else tuple(check(name)))
 
 
 def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
@@ -131,44 +166,48 @@ def object_problems(obj: dict[str, Any], sources: NameSources) -> list[str]:
 
 
 def _object_problems(obj: dict[str, Any], sources: NameSources) -> list[NameProblem]:
+    """Every problem of one object with the graph field it comes from (non-strings and parked
+    Outputs are skipped)."""
     kind = str(obj.get("kind", ""))
     metadata = obj.get("metadata") or {}
     name = metadata.get("name")
     what = f'{kind} "{name}"'
     problems: list[NameProblem] = []
-    if _known(name):
-        rule, check = NAME_RULES.get(kind, _SUBDOMAIN)
+    if isinstance(name, str):
+        rule, found = _name_problems(kind, name)
         problems += [
             NameProblem(
                 f"{what}: metadata.name {name!r} ({len(name)} characters): {msg} [{rule}]; {sources.hint(name, msg)}",
                 sources.source_path(name),
             )
-            for msg in check(name)
+            for msg in found
         ]
-    maps = list(_label_maps(obj, ""))
+    maps = list(_label_maps(obj))
     if kind == "Service" and isinstance((obj.get("spec") or {}).get("selector"), dict):
-        maps.append(("spec.selector", obj["spec"]["selector"]))
+        maps.append((("spec", "selector"), obj["spec"]["selector"]))
     seen: set[tuple[str, str]] = set()
-    for path, labels in maps:
+    for parts, labels in maps:
         for key, value in labels.items():
-            if _known(key) and (key, "key") not in seen:
+            key_problems = _key_problems(key) if isinstance(key, str) else ()
+            if key_problems and (key, "key") not in seen:
                 seen.add((key, "key"))
                 problems += [
                     NameProblem(
-                        f"{what}: {path} key {key!r}: {msg} [label key]; {sources.hint(key, msg)}",
+                        f"{what}: {_spelled(parts)} key {key!r}: {msg} [label key]; {sources.hint(key, msg)}",
                         sources.source_path(key),
                     )
-                    for msg in label_key_problems(key)
+                    for msg in key_problems
                 ]
-            if _known(value) and (key, value) not in seen:
+            value_problems = _value_problems(value) if isinstance(value, str) else ()
+            if value_problems and (key, value) not in seen:
                 seen.add((key, value))
                 problems += [
                     NameProblem(
-                        f"{what}: {path}[{key}] value {value!r} ({len(value)} characters): {msg} [label value]; "
-                        f"{sources.hint(value, msg)}",
+                        f"{what}: {_spelled(parts)}[{key}] value {value!r} ({len(value)} characters): {msg} "
+                        f"[label value]; {sources.hint(value, msg)}",
                         sources.source_path(value),
                     )
-                    for msg in label_value_problems(value)
+                    for msg in value_problems
                 ]
     return problems
 

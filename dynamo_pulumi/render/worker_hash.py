@@ -61,13 +61,17 @@ def _jsonable(value: Any) -> Any:
 
 
 def _canonical(value: Any) -> Any:
-    """Nested mappings with their keys sorted: the operator hashes Go structs, whose field order
-    never depends on how the user ordered the YAML, so neither may ours."""
+    """Nested mappings with their keys sorted, as JSON values (string keys, anything else than
+    JSON, e.g. a tuple or an Output, as ``"<unknown>"``): the operator hashes Go structs, whose
+    field order never depends on how the user ordered the YAML, so neither may ours. One walk
+    does both (it is :func:`_jsonable` of the sorted tree)."""
     if isinstance(value, dict):
-        return {k: _canonical(value[k]) for k in sorted(value, key=str)}
+        return {str(k): _canonical(value[k]) for k in sorted(value, key=str)}
     if isinstance(value, list):
         return [_canonical(v) for v in value]
-    return value
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return "<unknown>"
 
 
 def _ordered_spec(spec: dict[str, Any]) -> dict[str, Any]:
@@ -82,7 +86,8 @@ def _ordered_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _go_json(document: Any) -> bytes:
-    text = json.dumps(_jsonable(document), separators=(",", ":"), ensure_ascii=False)
+    """``json.Marshal`` of an already JSON-valued document (HTML characters escaped as Go does)."""
+    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return text.encode("utf-8")
 
@@ -115,9 +120,9 @@ def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
         labels = pod_metadata.dcd_kube_labels(model, dcd_identity.computed_dynamo_namespace(model, namespace))
         annotations = pod_metadata.dcd_kube_annotations(model)
         if labels:
-            entry["labels"] = _sorted_map(labels)
+            entry["labels"] = _jsonable(_sorted_map(labels))
         if annotations:
-            entry["annotations"] = _sorted_map(annotations)
+            entry["annotations"] = _jsonable(_sorted_map(annotations))
         runtime = _runtime_version_for_hash(graph, spec["name"])
         if runtime:
             entry["runtimeVersion"] = runtime

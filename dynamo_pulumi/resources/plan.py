@@ -150,10 +150,10 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
     if isinstance(spec, DynamoComponentDeploymentSpec):  # a standalone component's typed spec
         return {"apiVersion": "nvidia.com/v1beta1", "kind": DCD_KIND, "metadata": {"name": name},
                 "spec": park(spec.to_wire(), table, "spec")}
-    if isinstance(spec, Path):
-        return spec
-    if isinstance(spec, str):
-        return spec
+    from dynamo_pulumi.sources import SourceText
+
+    if isinstance(spec, (Path, str, SourceText)):
+        return spec  # SourceText: YAML the CLI read from a file or stdin, with its name
     if isinstance(spec, Mapping):
         if "apiVersion" in spec or "kind" in spec:
             return park(dict(spec), table)
@@ -189,7 +189,9 @@ def load_spec_entry(spec: SpecSource, name: str = "") -> tuple[LoadedObject, Out
 
 def side_documents(spec: SpecSource) -> list[dict[str, Any]]:
     """The non-Dynamo documents of a YAML file or text spec (none for models and mappings)."""
-    if not isinstance(spec, (str, Path)):
+    from dynamo_pulumi.sources import SourceText
+
+    if not isinstance(spec, (str, Path, SourceText)):
         return []
     from dynamo_pulumi.loading import load_documents
 

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dynamo_pulumi.api.pod_schema import object_errors
-from dynamo_pulumi.api.v1alpha1 import ALPHA_API_VERSION
 from dynamo_pulumi.api.v1beta1 import (
     API_VERSION,
     DCD_KIND,
@@ -22,6 +21,7 @@ from dynamo_pulumi.api.v1beta1 import (
     ObjectMeta,
 )
 from dynamo_pulumi.constants import DYNAMO_API_GROUP, KUBE_ANNOTATION_WORKLOAD_PROVIDER
+from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.errors import FieldError, Findings
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.context import ValidationContext
@@ -127,6 +127,10 @@ def graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext, request:
 
 def compat(obj: AdmissionObject, request: Request) -> Findings:
     """Rule 47 over the alpha-only data ``obj`` carries (api-and-validation.md 4.6)."""
+    from dynamo_pulumi.api.preservation import has_preserved_spec
+
+    if not has_preserved_spec(obj):
+        return Findings()  # nothing to check, and the alpha models need not be built
     # late: alpha imports this module
     from dynamo_pulumi.validation.alpha import preserved_compat_findings
 

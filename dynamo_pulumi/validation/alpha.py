@@ -14,10 +14,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
 from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     FRONTEND_SIDECAR_CONTAINER_NAME,

@@ -17,9 +17,8 @@ import json
 import math
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
 from dynamo_pulumi.api import pods
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import ComponentCheckpointJobConfig, ComponentSpecFields, ExperimentalSpec
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, Path, forbidden

@@ -11,9 +11,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
 from dynamo_pulumi.api import pods
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import WORKER_CLASS_TYPES, ComponentRoleSpec, ComponentSpecFields
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid

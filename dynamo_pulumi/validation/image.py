@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
 from dynamo_pulumi.api import pods
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.defaulting import effective_min_available, native_min_available

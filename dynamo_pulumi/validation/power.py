@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
 from dynamo_pulumi.api import pods
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_GPU_POWER_LIMIT,

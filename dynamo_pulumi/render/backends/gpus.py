@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from kubernetes.utils import parse_quantity
-
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.placeholders import contains_output_token

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
@@ -78,14 +79,12 @@ class ComponentContext:
         """The namespace computed from the parent graph (or the DCD's name), ignoring overrides."""
         return dcd_identity.computed_dynamo_namespace(self.model, self.namespace)
 
-    @property
-    def kube_labels(self) -> dict[str, Any]:
-        """``GetDCDKubeLabels`` (a fresh dict each time: builders add to it)."""
+    @cached_property
+    def _kube_labels(self) -> dict[str, Any]:
         return pod_metadata.dcd_kube_labels(self.model, self.computed_dynamo_namespace)
 
-    @property
-    def kube_annotations(self) -> dict[str, Any]:
-        """``GetDCDKubeAnnotations`` (a fresh dict each time)."""
+    @cached_property
+    def _kube_annotations(self) -> dict[str, Any]:
         return pod_metadata.dcd_kube_annotations(self.model)
 
     @property
@@ -94,8 +93,19 @@ class ComponentContext:
         return pod_metadata.resource_annotations(self.model)
 
     @property
+    def kube_labels(self) -> dict[str, Any]:
+        """``GetDCDKubeLabels`` (a fresh dict each time: builders add to it; computed once per
+        context, as every builder of the DCD asks for it)."""
+        return dict(self._kube_labels)
+
+    @property
+    def kube_annotations(self) -> dict[str, Any]:
+        """``GetDCDKubeAnnotations`` (a fresh dict each time, computed once per context)."""
+        return dict(self._kube_annotations)
+
+    @cached_property
     def discovery_backend(self) -> str:
-        return discovery_backend(self.platform, self.kube_annotations)
+        return discovery_backend(self.platform, self._kube_annotations)
 
     @property
     def k8s_discovery(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dynamo_pulumi.api.conversion import preserved_alpha_spec
+from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.constants import DEFAULT_INGRESS_SUFFIX, DYNAMO_SERVICE_PORT, ISTIO_NETWORKING_API_VERSION
 from dynamo_pulumi.naming import normalize_kube_resource_name
 from dynamo_pulumi.platform import IngressConfig

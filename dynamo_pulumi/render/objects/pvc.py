@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.api.conversion import preserved_alpha_spec
+from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import GraphContext
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.conversion import preserved_alpha_spec
+from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.api.v1beta1 import (
     DynamoComponentDeployment,
     DynamoComponentDeploymentSharedSpec,

@@ -2,7 +2,7 @@
 
 The operator copies ``sharedMemorySize`` into the pod's ``emptyDir.sizeLimit`` as a parsed
 ``Quantity``, so the stored pod says ``1Gi`` where the user wrote ``1024Mi`` and ``1500M`` for
-``1.5G``. Parsing is ``kubernetes.utils.parse_quantity``; this module only re-creates Go's
+``1.5G``. Parsing is :func:`dynamo_pulumi.api.quantity.parse_quantity`; this module only re-creates Go's
 ``CanonicalizeBytes``:
 
 * the format follows the suffix: binary (``Ki`` ... ``Ei``), decimal SI (``n`` ... ``E`` or none),
@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_CEILING, Decimal
+from functools import lru_cache
 from typing import Any
 
-from kubernetes.utils import parse_quantity
+from dynamo_pulumi.api.quantity import parse_quantity
 
 _BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _BINARY_BY_POWER = {power: suffix for suffix, power in _BINARY_SUFFIXES.items()}
@@ -36,6 +37,13 @@ def canonical_quantity(value: Any) -> Any:
     """The canonical text of a quantity; unparseable or opaque values are returned as given."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return value
+    return _canonical(value, type(value))
+
+
+@lru_cache(maxsize=4096)
+def _canonical(value: str | int | float, _kind: type) -> Any:
+    """Remembered (the same few quantities recur in every pod); ``_kind`` keeps ``1`` and
+    ``1.0`` apart."""
     text = str(value).strip()
     match = _NUMBER.match(text)
     if match is None:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubernetes.utils import parse_quantity
-
+from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import CompilationCacheConfig
 from dynamo_pulumi.constants import (
     BACKEND_FRAMEWORK_VLLM,

@@ -1,0 +1,136 @@
+"""What every subcommand shares: the parser class, plain help, the common flags, the inputs.
+
+A subcommand builds its parser with :func:`subcommand_parser` and adds the flags it takes with
+the ``add_*`` helpers, so ``-n/--namespace``, ``-p/--platform``, ``-o/--output`` and ``--inline``
+mean the same everywhere. Positional inputs are file paths, ``-`` for standard input, or, with
+``--inline``, YAML text; :func:`read_input` turns each into a :class:`SourceText` without guessing.
+Warnings are printed by :func:`warn`, always spelled ``warning:``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+from dynamo_pulumi.cli.exits import EXIT_USAGE, UsageError
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.sources import SourceText
+
+STDIN = "-"
+_ROLE = re.compile(r":(?:func|class|mod|meth|data|attr):`~?([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+class CliParser(argparse.ArgumentParser):
+    """argparse with a usage-error exit code that can never mean "changes present", and no
+    abbreviated options (a CI script's ``--detailed-exitcod`` must fail, not silently match)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def plain_help(doc: str | None) -> str:
+    """A module docstring as terminal text: reStructuredText roles and literals unwrapped."""
+    text = _ROLE.sub(lambda m: m.group(1).rpartition(".")[2], doc or "")
+    return _LITERAL.sub(r"\1", text).strip()
+
+
+def subcommand_parser(subparsers: Any, name: str, doc: str | None) -> argparse.ArgumentParser:
+    """The parser of one subcommand: its table help line, its module docstring as plain text."""
+    from dynamo_pulumi.cli import SUBCOMMANDS
+
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=SUBCOMMANDS[name][1],
+        description=plain_help(doc),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+
+
+def add_namespace(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-n", "--namespace", default=None, help="target namespace (default: the object's, else 'default')"
+    )
+
+
+def add_platform(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-p", "--platform", default=None, help="platform YAML (operator configuration and cluster facts)"
+    )
+
+
+def add_output(parser: argparse.ArgumentParser, choices: Sequence[str], *aliases: str) -> None:
+    """``-o/--output`` with ``choices`` (the first is the default)."""
+    parser.add_argument(
+        "-o", "--output", *aliases, dest="output", choices=tuple(choices), default=choices[0],
+        help=f"output format (default: {choices[0]})",
+    )
+
+
+def add_inline(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--inline", action="store_true",
+        help="the positional arguments are YAML text, not file paths",
+    )
+
+
+def add_mode(parser: argparse.ArgumentParser) -> None:
+    """``--mode render|operator`` (:mod:`dynamo_pulumi.deploy_mode`): which objects Pulumi creates."""
+    from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
+
+    parser.add_argument(
+        "--mode", choices=MODES, default=DEFAULT_MODE,
+        help="render (default): Pulumi creates the rendered objects; operator: Pulumi creates the "
+        "DGD/DCD custom resource and an installed Dynamo operator expands it",
+    )
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """The flags every subcommand has: namespace, platform and ``--inline``."""
+    add_namespace(parser)
+    add_platform(parser)
+    add_inline(parser)
+
+
+def read_input(argument: str, inline: bool = False) -> SourceText:
+    """One positional input as text: YAML text with ``--inline``, standard input for ``-``,
+    else a file path (a directory, a device or an unreadable path is an InputError)."""
+    from dynamo_pulumi.sources import SourceText, read_text_file
+
+    if inline:
+        return SourceText(argument, "<inline>")
+    if argument == STDIN:
+        return SourceText(_read_stdin(), "<stdin>")
+    return SourceText(read_text_file(argument), argument)
+
+
+def check_stdin_once(arguments: Sequence[str | None], inline: bool = False) -> None:
+    """Standard input can be read once: ``-`` may stand for one input of a command only."""
+    if not inline and sum(1 for a in arguments if a == STDIN) > 1:
+        raise UsageError("'-' (standard input) can be given for one input only")
+
+
+def _read_stdin() -> str:
+    from dynamo_pulumi.errors import InputError
+
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", "<stdin>") from None
+
+
+def warn(message: str, source: str = "", stream: TextIO | None = None) -> None:
+    """One warning line, the one spelling every subcommand uses."""
+    prefix = f"{source}: " if source else ""
+    print(f"{prefix}warning: {message}", file=stream or sys.stderr)

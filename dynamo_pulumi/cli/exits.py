@@ -1,0 +1,45 @@
+"""Exit codes a CI gate can trust, and what happens when the reader of our output goes away.
+
+| code | meaning |
+|---|---|
+| 0 | success: every object valid, rendered, previewed; ``diff`` without ``--detailed-exitcode`` |
+| 1 | invalid input or any other error (bad file, bad YAML, admission errors, render errors) |
+| 2 | ``diff --detailed-exitcode`` only: changes are present |
+| 64 | usage error: unknown subcommand or option, missing argument, ``-`` twice (``EX_USAGE`` of sysexits.h) |
+| 130 | interrupted (Ctrl-C) |
+| 141 | standard output was closed early (``... | head``), as for a process ended by SIGPIPE |
+
+argparse's own usage exit code is 2, which would make a typo'd ``diff --detailed-exitcode``
+command line look like "changes pending"; :class:`dynamo_pulumi.cli.common.CliParser` exits
+with :data:`EXIT_USAGE` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_CHANGES = 2
+EXIT_USAGE = 64
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+
+class UsageError(Exception):
+    """A command line that parses but cannot be carried out (``-`` named for two inputs)."""
+
+
+def stdout_closed() -> int:
+    """End quietly after the reader closed our standard output.
+
+    Anything still buffered can never be delivered, and Python would report the failed flush at
+    interpreter exit; pointing stdout at /dev/null lets the process end without that noise."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a real file (e.g. captured in tests)
+        pass
+    return EXIT_BROKEN_PIPE

@@ -1,0 +1,166 @@
+"""What ``dynamo-pulumi validate`` found, and its three ways of saying it: text, JSON, GitHub.
+
+Validation first collects one :class:`ObjectReport` per object (or per document or file that
+could not be loaded), then one formatter prints them all, so every output format says exactly
+the same thing. JSON schema (a list, in input order)::
+
+    {"file": str, "document": int | null, "kind": str | null, "name": str | null,
+     "operation": "create" | "update" | null, "valid": bool, "warnings": [str],
+     "errors": [{"path": str | null, "type": str, "value": any, "message": str,
+                 "line": int | null, "column": int | null}],
+     "plannedReplacements": [same shape as errors]}
+
+``document`` is 1-based in multi-document files (null otherwise); ``value`` is null where the
+error carries none (Required, Forbidden); ``type`` is the API server's error type, or
+``InputError`` for a file or document that could not be read. ``plannedReplacements`` (render
+mode, ``--old``) are the operator's update rules the change breaks: no error there, since no
+DGD is sent, but the objects they touch are replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from dynamo_pulumi.errors import OMITTED, FieldError, InputError, SourcePosition
+
+PLANNED = "planned replacement (render mode; the operator's webhook would refuse this in place)"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One error line: a field error, or a whole-input message (``path`` None)."""
+
+    message: str
+    type: str = "InputError"
+    path: str | None = None
+    value: Any = None
+    position: SourcePosition | None = None
+    #: Where a whole-input problem happened, when no line is known ("file (document 2)").
+    where: str | None = None
+
+    @classmethod
+    def of_input(cls, exc: InputError, label: str) -> Problem:
+        """A file or document that could not be read or loaded."""
+        text = str(exc)
+        if exc.source and text.startswith(f"{exc.source}: "):
+            text = text[len(exc.source) + 2:]
+        text = " ".join(part.strip() for part in text.splitlines() if part.strip())
+        return cls(text, position=getattr(exc, "position", None), where=exc.source or label)
+
+    @classmethod
+    def of(cls, error: FieldError) -> Problem:
+        value = None if error.value is OMITTED else error.value
+        return cls(str(error), error.type.value, error.path, value, error.position)
+
+
+@dataclass
+class ObjectReport:
+    """The verdict on one object, or on one input that never became an object."""
+
+    file: str
+    label: str  # file, or "file (document N)"
+    document: int | None = None
+    kind: str | None = None
+    name: str | None = None
+    operation: str | None = None
+    summary: str = ""  # "2 components, 0 warnings"
+    warnings: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    #: Render mode with ``--old``: update rules of the operator's webhook the change breaks.
+    replacements: list[Problem] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return self.kind is not None and not self.problems
+
+
+def _where(problem: Problem, label: str) -> str:
+    if problem.position is not None:
+        return str(problem.position)
+    return problem.where or label
+
+
+def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
+    """Summaries of valid objects on ``out``; warnings, kubectl's header and one
+    ``file:line:col: path: type: value: detail`` line per error on ``err``."""
+    for report in reports:
+        for warning in report.warnings:
+            print(f"{report.label}: warning: {warning}", file=err)
+        if report.valid:
+            for planned in report.replacements:
+                print(f"{_where(planned, report.label)}: {PLANNED}: {planned.message}", file=out)
+            print(
+                f'{report.label}: {report.kind} "{report.name}" is valid ({report.operation}; {report.summary})',
+                file=out,
+            )
+            continue
+        if report.kind is not None:
+            print(f'{report.label}: The {report.kind} "{report.name}" is invalid:', file=err)
+        for problem in report.problems:
+            print(f"{_where(problem, report.label)}: {problem.message}", file=err)
+
+
+def _problem_json(p: Problem) -> dict[str, Any]:
+    return {
+        "path": p.path,
+        "type": p.type,
+        "value": p.value,
+        "message": p.message,
+        "line": p.position.line if p.position else None,
+        "column": p.position.column if p.position else None,
+    }
+
+
+def as_json(reports: list[ObjectReport]) -> list[dict[str, Any]]:
+    return [
+        {
+            "file": r.file,
+            "document": r.document,
+            "kind": r.kind,
+            "name": r.name,
+            "operation": r.operation,
+            "valid": r.valid,
+            "warnings": list(r.warnings),
+            "errors": [_problem_json(p) for p in r.problems],
+            "plannedReplacements": [_problem_json(p) for p in r.replacements],
+        }
+        for r in reports
+    ]
+
+
+def write_json(reports: list[ObjectReport], out: TextIO) -> None:
+    print(json.dumps(as_json(reports), indent=2, sort_keys=True, default=str), file=out)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _annotation(level: str, file: str, position: SourcePosition | None, title: str, message: str) -> str:
+    props = [f"file={_escape_property(position.file if position else file)}"]
+    if position is not None:
+        props += [f"line={position.line}", f"col={position.column}"]
+    props.append(f"title={_escape_property(title)}")
+    return f"::{level} {','.join(props)}::{_escape_data(message)}"
+
+
+def write_github(reports: list[ObjectReport], out: TextIO) -> None:
+    """GitHub Actions workflow commands: one ``::error`` per error, one ``::warning`` per
+    warning, at the field's line; valid objects get their summary line."""
+    for report in reports:
+        title = f'{report.kind} "{report.name}"' if report.kind else report.label
+        for warning in report.warnings:
+            print(_annotation("warning", report.file, None, title, warning), file=out)
+        for problem in report.problems:
+            print(_annotation("error", report.file, problem.position, title, problem.message), file=out)
+        for planned in report.replacements:
+            print(_annotation("notice", report.file, planned.position, title, f"{PLANNED}: {planned.message}"), file=out)
+        if report.valid:
+            print(f'{report.label}: {report.kind} "{report.name}" is valid ({report.operation}; {report.summary})',
+                  file=out)

@@ -1,0 +1,135 @@
+"""Where input text comes from: a file, standard input (via the CLI), YAML text, or data.
+
+Reading is separate from loading objects (:mod:`dynamo_pulumi.loading`) because it is where the
+outside world's failures surface: a missing file, a directory or a device where a file was
+expected, unreadable or non-UTF-8 bytes. Each is one :class:`InputError` saying what the path is.
+The CLI reads its inputs itself (:class:`SourceText`), so only text the user marked as text is
+parsed as YAML; the library still accepts a path or YAML text in one string.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.yaml_source import DocumentPositions, parse_documents
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """YAML text and the name it is reported under (a file, ``<stdin>``): what the CLI reads
+    itself, so that only text the user marked as text is parsed as YAML."""
+
+    text: str
+    name: str = ""
+
+
+Source = str | bytes | Path | SourceText | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+
+
+def _describe(source: Source) -> str:
+    if isinstance(source, Path):
+        return str(source)
+    if isinstance(source, str) and _looks_like_path(source):
+        return source
+    return ""
+
+
+def _looks_like_path(text: str) -> bool:
+    """A one-line string naming a file (rather than YAML text)."""
+    if "\n" in text or not text.strip():
+        return False
+    if Path(text).suffix.lower() in (".yaml", ".yml", ".json"):
+        return True
+    try:
+        return Path(text).is_file()
+    except OSError:
+        return False
+
+
+def _not_a_file(mode: int) -> str | None:
+    """What a path that is not a regular file (or a pipe) is, for the error message."""
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a file"
+    if stat.S_ISCHR(mode):
+        return "is a character device, not a file"
+    if stat.S_ISBLK(mode):
+        return "is a block device, not a file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a file"
+    return None
+
+
+def read_text_file(path: str | Path) -> str:
+    """The UTF-8 text of a regular file or a pipe (``<(...)``), or a one-line InputError saying
+    what the path is instead: missing, a directory, a device, unreadable, not UTF-8."""
+    name = str(path)
+    try:
+        problem = _not_a_file(os.stat(name).st_mode)
+    except FileNotFoundError:
+        raise InputError("no such file", name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", name) from None
+    if problem:
+        raise InputError(problem, name)
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    except PermissionError:
+        raise InputError("cannot read: permission denied", name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", name) from None
+    return _decode(data, name)
+
+
+def parse_yaml(text: str, source: str = "") -> list[Any]:
+    """Every non-empty document of a (multi-document) YAML text."""
+    return [doc.value for doc in parse_documents(text, source)]
+
+
+#: A raw document and, when it came from YAML text, the positions of its fields.
+RawDocument = tuple[Any, DocumentPositions | None]
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", name) if name else InputError("input is not UTF-8 text") from None
+
+
+def read_raw_documents(source: Source) -> tuple[list[RawDocument], str]:
+    """The raw documents of ``source`` with their field positions, and a description of it."""
+    where = _describe(source)
+    if isinstance(source, SourceText):
+        return _with_positions(source.text, source.name), source.name
+    if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
+        return _with_positions(read_text_file(Path(source)), where), where
+    if isinstance(source, str):
+        docs = _with_positions(source, "")
+        if "\n" not in source.strip() and len(docs) == 1 and isinstance(docs[0][0], str):
+            # One word of text: most likely a file name that does not exist.
+            raise InputError("no such file (and not YAML describing an object)", source.strip())
+        return docs, where
+    if isinstance(source, (bytes, bytearray)):
+        return _with_positions(_decode(bytes(source), ""), ""), where
+    if isinstance(source, Mapping):
+        return [(source, None)], where
+    if isinstance(source, Sequence):
+        return [(doc, None) for doc in source], where
+    raise InputError(f"cannot load from a {type(source).__name__}; give a dict, YAML text or a path")
+
+
+def _with_positions(text: str, name: str) -> list[RawDocument]:
+    return [(doc.value, doc.positions) for doc in parse_documents(text, name)]
+
+
+def read_documents(source: Source) -> tuple[list[Any], str]:
+    """The raw documents of ``source`` and a description of it for messages."""
+    docs, where = read_raw_documents(source)
+    return [doc for doc, _ in docs], where
