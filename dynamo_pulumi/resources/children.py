@@ -92,7 +92,7 @@ def child_options(
         replace_on_changes=replace or None,
         delete_before_replace=delete_before_replace(planned.api_version, planned.kind) or None,
         depends_on=depends_on or None,
-        custom_timeouts=await_timeouts(planned.api_version, planned.kind, timeout_seconds),
+        custom_timeouts=await_timeouts(planned, timeout_seconds),
         replacement_trigger=replacement_trigger(planned.api_version, planned.kind, planned.obj),
     )
 
@@ -129,7 +129,7 @@ def register(
     timeout_seconds: int | None = None,
 ) -> pulumi.CustomResource:
     """Create the Pulumi resource for one planned object, Outputs restored at their leaves."""
-    obj = with_await_annotations(restore(planned.obj, outputs))
+    obj = with_await_annotations(restore(planned.obj, outputs), planned)
     opts = child_options(planned, parent, ignore_changes, depends_on, timeout_seconds)
     if planned.shared:
         return _register_shared(planned, obj, opts, graph_name)
