@@ -2,14 +2,18 @@
 
 The graph file is loaded and admitted exactly as ``validate`` does; in render mode it is rendered
 to find the workloads to watch (the same names ``pulumi up`` created), in operator mode the
-DGD/DCD custom resource itself is watched. The Kubernetes client is imported only here, when
-one of these two commands runs (``validate``/``render`` never load it).
+DGD/DCD custom resource itself is watched, and the file's plan gives the predicted expansion
+the drift check compares the operator's objects with (the same objects the readiness resource
+of ``pulumi up`` compares). Drift is printed as ``warning:`` lines after the status and never
+changes the exit code. The Kubernetes client is imported only here, when one of these two
+commands runs (``validate``/``render`` never load it).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.errors import GraphValidationError, InputError
@@ -42,22 +46,45 @@ def add_cluster_arguments(parser: argparse.ArgumentParser, with_timeout: bool) -
                             help="how long to wait, e.g. 30m, 1h30m, 90s (default: 60m)")
 
 
-def _request(loaded: LoadedObject, args: argparse.Namespace, platform: Any, timeout: float) -> WaitRequest:
+@dataclass(frozen=True)
+class WatchedGraph:
+    """One graph of the file: what to wait for, and in operator mode what the operator should
+    have created (the plan's predicted expansion; empty in render mode)."""
+
+    request: WaitRequest
+    predicted: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _prediction(graph: Any, platform: Any, namespace: str, others: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The predicted expansion, from the same plan ``DynamoGraphDeployment(mode="operator")`` makes."""
+    from dynamo_pulumi.expansion import plan_prediction
+    from dynamo_pulumi.resources.plan import plan_graph
+
+    return plan_prediction(plan_graph(graph, platform, namespace, objects=others, mode="operator"))
+
+
+def _watched(loaded: LoadedObject, args: argparse.Namespace, platform: Any, timeout: float,
+             others: list[dict[str, Any]]) -> WatchedGraph:
     graph = loaded.object
     namespace = args.namespace or graph.metadata.namespace or "default"
     component = (getattr(graph.spec, "name", None) or graph.name) if graph.kind == DCD_KIND else ""
+    predicted: list[dict[str, Any]] = []
     if args.mode == "operator":
         targets = operator_targets(graph.kind, graph.name, namespace)
+        predicted = _prediction(graph, platform, namespace, others)
     else:
         from dynamo_pulumi.render import render_graph
 
-        targets = render_targets(render_graph(graph, platform, namespace).objects, namespace)  # type: ignore[arg-type]
-    return WaitRequest(mode=args.mode, kind=graph.kind, graph=graph.name, namespace=namespace, targets=tuple(targets),
-                       timeout_seconds=timeout, pod_selector=pod_selector(graph.kind, graph.name, component))
+        rendered = render_graph(graph, platform, namespace, objects=others)  # type: ignore[arg-type]
+        targets = render_targets(rendered.objects, namespace)
+    request = WaitRequest(mode=args.mode, kind=graph.kind, graph=graph.name, namespace=namespace,
+                          targets=tuple(targets), timeout_seconds=timeout,
+                          pod_selector=pod_selector(graph.kind, graph.name, component))
+    return WatchedGraph(request, predicted)
 
 
-def wait_requests(args: argparse.Namespace) -> list[WaitRequest]:
-    """One request per DGD/DCD in the file, admitted first (an invalid graph is an error)."""
+def watched_graphs(args: argparse.Namespace) -> list[WatchedGraph]:
+    """One entry per DGD/DCD in the file, admitted first (an invalid graph is an error)."""
     check_namespace(args.namespace)
     try:
         timeout = float(parse_duration(getattr(args, "timeout", DEFAULT_TIMEOUT_SECONDS)))
@@ -67,14 +94,15 @@ def wait_requests(args: argparse.Namespace) -> list[WaitRequest]:
     if not loaded.graphs:
         raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", loaded.source)
     platform = load_platform(args.platform)
-    requests = []
+    others = [dict(o) for o in loaded.others]
+    watched = []
     for entry in loaded.graphs:
         try:
             check_loaded(entry, platform, args.namespace)
         except GraphValidationError as exc:
             raise InputError(f"{entry.object.kind} {entry.object.name} is not valid:\n{exc}") from None
-        requests.append(_request(entry, args, platform, timeout))
-    return requests
+        watched.append(_watched(entry, args, platform, timeout, others))
+    return watched
 
 
 def open_api(args: argparse.Namespace) -> Any:
@@ -98,3 +126,14 @@ def print_table(request: WaitRequest, status: GraphStatus, reasons: dict[str, st
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
         out.write("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5])) + "  " + row[5] + "\n")
+
+
+def print_drift(waiter: Any, graph: WatchedGraph, out: Any = None) -> None:
+    """Operator mode: one ``warning:`` line per field where the operator's objects differ from
+    the prediction (and per kind that could not be read); nothing when they match. The same
+    check as the readiness resource's (:func:`dynamo_pulumi.cluster.drift_check.operator_drift`)."""
+    from dynamo_pulumi.cluster.drift_check import operator_drift
+
+    out = out or sys.stdout
+    for line in operator_drift(waiter, graph.predicted).lines():
+        out.write(f"warning: {graph.request.label}: drift from the prediction: {line}\n")
