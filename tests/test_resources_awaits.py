@@ -188,3 +188,13 @@ def test_across_the_corpus_only_hash_named_deployments_selecting_by_their_own_na
             assert owner.worker_hash and owner.worker_hash in planned.name, (name, planned.name)
             assert planned.name in planned.obj["spec"]["selector"]["matchLabels"].values(), (name, planned.name)
     assert skipped > 10
+
+
+def test_with_waiting_off_worker_deployments_keep_their_await_so_the_old_generation_still_waits():
+    rec = _run(small_plan(), ReadinessOptions(wait=False, timeout="45m"))
+    workers, fixed = _deployments(rec)
+    assert workers and fixed
+    for deployment in [*workers, *fixed]:
+        assert SKIP not in _annotations(deployment)
+        assert deployment.custom_timeouts == ("2700s",) * 3
+    assert all(_annotations(s)[SKIP] == "true" for s in rec.by_type("kubernetes:core/v1:Service"))

@@ -24,10 +24,12 @@ So, per object:
   wait is nothing the operator waits for) skip their await; their delete wait stays;
 * a **hash-named** worker Deployment (``metadata.name`` carries the worker hash) skips its
   await. Its name changes with every worker generation and its selector is its own name, so the
-  provider only ever replaces it under a new name, create-before-delete (its
-  delete-before-replace needs an unchanged name), and a skipped delete wait can race nothing.
-  The readiness resource, which depends on it, then does the waiting with the operator's
-  predicates (observedGeneration, updated replicas) and the per-component reasons;
+  provider only ever replaces it under a new name, create-before-delete (the provider's
+  ``DeleteBeforeReplace`` needs an unchanged name, ``provider/pkg/provider/provider.go`` Diff),
+  and a skipped delete wait can race nothing. The readiness resource, which depends on it, then
+  does the waiting with the operator's predicates (observedGeneration, updated replicas) and
+  the per-component reasons. Only when that resource waits: with ``wait=False`` nothing else
+  would hold the old generation until the new one is rolled out, so the await stays;
 * a **fixed-name** Deployment (frontend, planner, a standalone DCD's workload, ...) keeps its
   await: a delete-before-replace of the same name must wait for the old object to be gone, and
   skipAwait would skip exactly that wait;
@@ -62,34 +64,39 @@ GENERATION_NAMED_SKIP_KINDS: Final = frozenset({("apps/v1", "Deployment")})
 SKIP_AWAIT_ANNOTATION: Final = "pulumi.com/skipAwait"
 
 
-def skips_await(planned: PlannedObject) -> bool:
-    """Whether pulumi-kubernetes' await is skipped for this object (see the module docstring)."""
+def skips_await(planned: PlannedObject, readiness_waits: bool = True) -> bool:
+    """Whether pulumi-kubernetes' await is skipped for this object (see the module docstring);
+    ``readiness_waits``: the graph's readiness resource waits (``ReadinessOptions.wait``)."""
     key = (planned.api_version, planned.kind)
     if key in SKIP_AWAIT_KINDS:
         return True
     return (
-        key in GENERATION_NAMED_SKIP_KINDS
+        readiness_waits
+        and key in GENERATION_NAMED_SKIP_KINDS
         and planned.generation_named
         and not delete_before_replace(*key)
     )
 
 
-def await_timeouts(planned: PlannedObject, timeout_seconds: int | None) -> pulumi.CustomTimeouts | None:
+def await_timeouts(
+    planned: PlannedObject, timeout_seconds: int | None, readiness_waits: bool = True
+) -> pulumi.CustomTimeouts | None:
     """The graph's deadline for an awaited object (None: not awaited, or no deadline given)."""
-    if timeout_seconds is None or (planned.api_version, planned.kind) not in AWAITED_KINDS or skips_await(planned):
+    key = (planned.api_version, planned.kind)
+    if timeout_seconds is None or key not in AWAITED_KINDS or skips_await(planned, readiness_waits):
         return None
     text = f"{int(timeout_seconds)}s"
     return pulumi.CustomTimeouts(create=text, update=text, delete=text)
 
 
-def with_await_annotations(obj: dict[str, Any], planned: PlannedObject) -> dict[str, Any]:
+def with_await_annotations(obj: dict[str, Any], planned: PlannedObject, readiness_waits: bool = True) -> dict[str, Any]:
     """``obj`` (``planned``'s object, Outputs restored) with ``pulumi.com/skipAwait: "true"``
     when its await is skipped.
 
     Returns a shallow copy with new ``metadata``/``annotations`` mappings; ``obj`` is untouched
     (the rendered object stays the operator's).
     """
-    if not skips_await(planned):
+    if not skips_await(planned, readiness_waits):
         return obj
     metadata = dict(obj.get("metadata") or {})
     metadata["annotations"] = {**(metadata.get("annotations") or {}), SKIP_AWAIT_ANNOTATION: "true"}
