@@ -27,6 +27,7 @@ from dynamo_pulumi.resources import DynamoGraphDeployment, ReadinessOptions
 from dynamo_pulumi.resources.plan import plan_graph
 
 LABEL = "DynamoGraphDeployment team-a/llm"
+DEPLOYMENTS = ResourceRef("apps/v1", "Deployment")
 WARNING = f"warning: {LABEL}: drift from the prediction: "
 
 
@@ -84,13 +85,21 @@ def as_stored(obj: dict[str, Any], index: int) -> dict[str, Any]:
     return stored
 
 
-def serve_expansion(server: ReplayServer, objects: list[dict[str, Any]]) -> None:
-    """The ready DGD, no pods, and each object at its GET path (anything else is a 404)."""
+def _kind_path(obj: dict[str, Any]) -> str:
+    return ResourceRef(obj["apiVersion"], obj["kind"]).path(obj["metadata"].get("namespace", NS))
+
+
+def serve_expansion(server: ReplayServer, objects: list[dict[str, Any]], unrelated: bool = True) -> None:
+    """The ready DGD, no pods, and each kind's list holding the objects (plus, with
+    ``unrelated``, another app's object of that kind); an unscripted kind is a 404."""
     server.on_list(DGD, NS, listing([recording("dgd-ready")], "20"))
     server.on_list(POD, NS, listing([]))
+    by_kind: dict[str, list[dict[str, Any]]] = {}
     for index, obj in enumerate(objects):
-        ref = ResourceRef(obj["apiVersion"], obj["kind"])
-        server.on(ref.path(obj["metadata"].get("namespace", NS), obj["metadata"]["name"]), body(as_stored(obj, index)))
+        by_kind.setdefault(_kind_path(obj), []).append(as_stored(obj, index))
+    for path, items in by_kind.items():
+        other = {**copy.deepcopy(items[0]), "metadata": {"name": "someone-else", "namespace": NS}}
+        server.on(path, listing([*items, other] if unrelated else items))
 
 
 def _warnings(out: str) -> list[str]:
@@ -134,9 +143,11 @@ def test_an_expansion_as_predicted_prints_no_warning(server, files, capsys):
     assert main(["status", str(graph), "--kubeconfig", str(kubeconfig), "--mode", "operator"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{LABEL}: ready ") and _warnings(out) == []
-    for obj in predicted():  # every predicted object was read back
-        ref = ResourceRef(obj["apiVersion"], obj["kind"])
-        assert server.requests_to(ref.path(NS, obj["metadata"]["name"])), obj["metadata"]["name"]
+    kinds = {_kind_path(obj) for obj in predicted()}
+    for path in kinds:  # every predicted kind was read back, once, by a list
+        assert len(server.requests_to(path, watch=False)) == 1, path
+    gets = [path for _, path, _ in server.log if path.rsplit("/", 1)[0] in kinds]
+    assert gets == [], "a list per kind, no request per object"
 
 
 def test_wait_reports_drift_once_ready_and_still_exits_0(server, files, capsys):
@@ -155,11 +166,7 @@ def test_a_kind_that_cannot_be_read_is_one_line_and_the_rest_is_still_compared(s
     graph, kubeconfig = files
     made, names = _differing()
     serve_expansion(server, [o for o in made if o["kind"] != "Deployment"])
-    deployments = ResourceRef("apps/v1", "Deployment")
-    for obj in made:
-        if obj["kind"] == "Deployment":
-            server.on(deployments.path(NS, obj["metadata"]["name"]),
-                      status_error(403, "Forbidden", 'deployments.apps is forbidden: User "ci" cannot get'))
+    forbid_deployments(server, made)
     assert main(["status", str(graph), "--kubeconfig", str(kubeconfig), "--mode", "operator"]) == 0
     warnings = _warnings(capsys.readouterr().out)
     assert warnings == [
@@ -167,18 +174,40 @@ def test_a_kind_that_cannot_be_read_is_one_line_and_the_rest_is_still_compared(s
         f"{WARNING}Deployment (apps/v1): not compared, cannot be read "
         '(HTTP 403: deployments.apps is forbidden: User "ci" cannot get)',
     ]
-    gets = [q for _, path, q in server.log if path.startswith(deployments.path(NS) + "/")]
-    assert len(gets) == 1, "a refused kind is given up after its first read"
+    reads = [path for _, path, _ in server.log if path.startswith(DEPLOYMENTS.path(NS))]
+    assert len(reads) == 2, "a list, then a get in case only get is allowed, then the kind is given up"
+
+
+def forbid_deployments(server: ReplayServer, made: list[dict[str, Any]], message: str = "") -> None:
+    message = message or 'deployments.apps is forbidden: User "ci" cannot get'
+    server.on(DEPLOYMENTS.path(NS), status_error(403, "Forbidden", message.replace("get", "list")))
+    for obj in made:
+        if obj["kind"] == "Deployment":
+            server.on(DEPLOYMENTS.path(NS, obj["metadata"]["name"]), status_error(403, "Forbidden", message))
+
+
+def test_where_only_get_is_allowed_each_object_is_read_by_name(server, files, capsys):
+    graph, kubeconfig = files
+    made, names = _differing()
+    serve_expansion(server, [o for o in made if o["kind"] != "Deployment"])
+    server.on(DEPLOYMENTS.path(NS), status_error(403, "Forbidden", "deployments.apps is forbidden: cannot list"))
+    for index, obj in enumerate(made):
+        if obj["kind"] == "Deployment":
+            server.on(DEPLOYMENTS.path(NS, obj["metadata"]["name"]), body(as_stored(obj, index)))
+    assert main(["status", str(graph), "--kubeconfig", str(kubeconfig), "--mode", "operator"]) == 0
+    warnings = _warnings(capsys.readouterr().out)
+    assert f"{WARNING}Deployment/{names['decode']} spec.replicas: predicted 2, actual 3" in warnings
+    assert not [w for w in warnings if "not compared" in w]
 
 
 def test_render_mode_reports_no_drift(server, files, capsys):
     graph, kubeconfig = files
     serve_expansion(server, [])
-    server.on_list(ResourceRef("apps/v1", "Deployment"), NS, listing([]))
+    server.on_list(DEPLOYMENTS, NS, listing([]))
     main(["status", str(graph), "--kubeconfig", str(kubeconfig)])
     assert _warnings(capsys.readouterr().out) == []
-    names = {o["metadata"]["name"] for o in predicted()}
-    assert not [path for _, path, _ in server.log if path.rsplit("/", 1)[-1] in names], "no object was read back"
+    read = {path for _, path, _ in server.log}
+    assert not read & {_kind_path(o) for o in predicted() if o["kind"] != "Deployment"}, "nothing was read back"
 
 
 def test_the_readiness_provider_runs_the_same_check_and_never_fails_on_an_unreadable_kind(server, monkeypatch):
@@ -186,10 +215,7 @@ def test_the_readiness_provider_runs_the_same_check_and_never_fails_on_an_unread
     monkeypatch.setattr("pulumi.log.warn", lambda message, *args, **kwargs: warned.append(message))
     made, names = _differing()
     serve_expansion(server, [o for o in made if o["kind"] != "Deployment"])
-    deployments = ResourceRef("apps/v1", "Deployment")
-    for obj in made:
-        if obj["kind"] == "Deployment":
-            server.on(deployments.path(NS, obj["metadata"]["name"]), status_error(403, "Forbidden", "no get"))
+    forbid_deployments(server, made, "no get")
     rec, _ = run_program(lambda: DynamoGraphDeployment("llm", graph_doc(), mode="operator",
                                                        readiness=ReadinessOptions(kubeconfig=server.kubeconfig())),
                          preview=False)
