@@ -7,6 +7,7 @@ line, never a failure, for both."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 from typing import Any
 
@@ -18,6 +19,7 @@ from resources_fixtures import NS, graph_doc
 from test_cluster_waiter import DGD
 
 from dynamo_pulumi.cli import main
+from dynamo_pulumi.cli.cluster_common import watched_graphs
 from dynamo_pulumi.cluster.api import ResourceRef
 from dynamo_pulumi.cluster.provider import ReadinessProvider
 from dynamo_pulumi.cluster.waiter import POD
@@ -231,3 +233,51 @@ def test_the_readiness_provider_runs_the_same_check_and_never_fails_on_an_unread
         f"Service/{names['service']}: predicted but not created by the operator",
         "Deployment (apps/v1): not compared, cannot be read (HTTP 403: no get)",
     ]
+
+
+ALPHA_DOC = {
+    "apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "alpha", "namespace": NS},
+    "spec": {"backendFramework": "vllm", "services": {
+        "Frontend": {"componentType": "frontend", "replicas": 1,
+                     "extraPodSpec": {"mainContainer": {"image": "nvcr.io/dynamo/frontend:1.0.0"}}},
+        "VllmWorker": {"componentType": "worker", "replicas": 2,
+                       "extraPodSpec": {"mainContainer": {"image": "nvcr.io/dynamo/vllm:1.0.0"}}},
+    }},
+}
+
+
+#: An alpha-only componentType: admitted as v1alpha1, but its expansion cannot be predicted
+#: offline (the v1beta1 DCD would be refused), so the program predicts nothing, and neither may
+#: the CLI refuse it (the converted model does not load as v1beta1 again).
+ALPHA_MAIN_DOC = {**ALPHA_DOC, "metadata": {"name": "alpha-main", "namespace": NS},
+                  "spec": {**ALPHA_DOC["spec"], "services": {
+                      **ALPHA_DOC["spec"]["services"],
+                      "VllmWorker": {**ALPHA_DOC["spec"]["services"]["VllmWorker"], "componentType": "main"}}}}
+
+
+def test_the_cli_predicts_each_document_of_a_file_as_the_program_does(tmp_path):
+    path = tmp_path / "graphs.yaml"
+    docs = [ALPHA_DOC, ALPHA_MAIN_DOC, graph_doc()]
+    path.write_text(yaml.safe_dump_all(docs))
+    args = argparse.Namespace(file=str(path), namespace=None, platform=None, mode="operator", timeout="60m")
+    by_graph = {g.request.graph: g.predicted for g in watched_graphs(args)}
+    for doc in docs:
+        name = doc["metadata"]["name"]
+        rec, _ = run_program(lambda doc=doc, name=name: DynamoGraphDeployment(name, doc, mode="operator"),
+                             preview=False)
+        (readiness,) = rec.by_type("pulumi-python:dynamic/dynamo:GraphReadiness")
+        assert by_graph[name] == readiness.inputs["predicted"], name
+    assert by_graph["alpha"] and by_graph["llm"] and by_graph["alpha-main"] == []
+
+
+def test_a_graph_whose_expansion_cannot_be_predicted_says_drift_was_not_checked(server, tmp_path, capsys):
+    path = tmp_path / "graph.yaml"
+    path.write_text(yaml.safe_dump({**ALPHA_MAIN_DOC, "metadata": {"name": "llm", "namespace": NS}}))
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(server.kubeconfig())
+    serve_expansion(server, [])
+    assert main(["status", str(path), "--kubeconfig", str(kubeconfig), "--mode", "operator"]) == 0
+    assert _warnings(capsys.readouterr().out) == [
+        f"warning: {LABEL}: drift not checked: the operator's expansion cannot be predicted offline "
+        "(dynamo-pulumi preview --mode operator says why)"]

@@ -55,12 +55,17 @@ class WatchedGraph:
     predicted: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _prediction(graph: Any, platform: Any, namespace: str, others: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The predicted expansion, from the same plan ``DynamoGraphDeployment(mode="operator")`` makes."""
+def _prediction(loaded: LoadedObject, args: argparse.Namespace, platform: Any,
+                others: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The predicted expansion, from the same plan ``DynamoGraphDeployment(mode="operator")``
+    makes of this document (the document as written: a v1alpha1 one is converted exactly as
+    when the program loads the file)."""
     from dynamo_pulumi.expansion import plan_prediction
+    from dynamo_pulumi.loading import read_documents
     from dynamo_pulumi.resources.plan import plan_graph
 
-    return plan_prediction(plan_graph(graph, platform, namespace, objects=others, mode="operator"))
+    document = read_documents(args.file)[0][loaded.document]
+    return plan_prediction(plan_graph(document, platform, args.namespace, objects=others, mode="operator"))
 
 
 def _watched(loaded: LoadedObject, args: argparse.Namespace, platform: Any, timeout: float,
@@ -71,7 +76,7 @@ def _watched(loaded: LoadedObject, args: argparse.Namespace, platform: Any, time
     predicted: list[dict[str, Any]] = []
     if args.mode == "operator":
         targets = operator_targets(graph.kind, graph.name, namespace)
-        predicted = _prediction(graph, platform, namespace, others)
+        predicted = _prediction(loaded, args, platform, others)
     else:
         from dynamo_pulumi.render import render_graph
 
@@ -135,5 +140,9 @@ def print_drift(waiter: Any, graph: WatchedGraph, out: Any = None) -> None:
     from dynamo_pulumi.cluster.drift_check import operator_drift
 
     out = out or sys.stdout
+    if graph.request.mode == "operator" and not graph.predicted:
+        out.write(f"warning: {graph.request.label}: drift not checked: the operator's expansion cannot be "
+                  "predicted offline (dynamo-pulumi preview --mode operator says why)\n")
+        return
     for line in operator_drift(waiter, graph.predicted).lines():
         out.write(f"warning: {graph.request.label}: drift from the prediction: {line}\n")
