@@ -8,7 +8,9 @@ resources, or they would be managed twice. Instead they become inputs of the rea
 * ``expansion``: one ``{apiVersion, kind, name, digest}`` per object, sorted, so ``pulumi preview
   --diff`` lists exactly which objects a change makes the operator touch (a changed digest) and
   which it adds or removes (an entry appears or disappears);
-* ``predicted``: the objects themselves, for the drift report after apply.
+* ``predicted``: the objects themselves, for the drift report after apply (the readiness
+  resource's input, and what ``dynamo-pulumi wait|status --mode operator`` rebuild from the file
+  with :func:`plan_prediction`, so both compare against the same objects).
 
 The digest is the SHA-256 of the object's canonical JSON (keys sorted, no whitespace), so it is
 independent of key order and identical across runs and machines. A ``pulumi.Output`` leaf takes
@@ -22,7 +24,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.resources.plan import GraphPlan
 
 #: Hex characters of SHA-256 kept per object: 64 bits, plenty to tell two versions of one object apart.
 DIGEST_LENGTH = 16
@@ -80,3 +85,16 @@ def predicted_objects(objects: Iterable[Mapping[str, Any]]) -> list[dict[str, An
 def expansion_digest(entries: Iterable[ExpansionEntry]) -> str:
     """One digest over the whole expansion (changes when any object is added, removed or changed)."""
     return object_digest({"expansion": list(entries)})
+
+
+def predicted_documents(plan: GraphPlan) -> list[dict[str, Any]]:
+    """Everything the operator is predicted to create for a plan: the DCDs of a DGD's expansion,
+    then the objects (Deployments, Services, PodCliqueSets, claims, RBAC, ...)."""
+    dcds = [c.dcd for c in plan.components if c.dcd is not None]
+    return [*dcds, *(planned.obj for planned in plan.all_objects())]
+
+
+def plan_prediction(plan: GraphPlan) -> list[dict[str, Any]]:
+    """The predicted objects of a plan in summary order: what the drift check compares the
+    operator's objects with (``pulumi.Output`` leaves still parked as tokens)."""
+    return predicted_objects(predicted_documents(plan))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from cluster_recordings import recording
-from replay_support import ReplayServer, body, event, listing, stream
+from replay_support import ReplayServer, event, listing, stream
 from test_cluster_waiter import DEPLOYMENT, DGD, NS, deployment
 
 from dynamo_pulumi.cluster.errors import ClusterError, WaitTimeout
@@ -88,7 +88,7 @@ def test_operator_mode_reports_drift_between_prediction_and_the_operators_object
                             "metadata": {"name": "llm-frontend", "namespace": NS}, "spec": {"replicas": 1}}
     predicted_service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "llm-frontend", "namespace": NS},
                          "spec": {"ports": [{"name": "http", "port": 8000}]}}
-    server.on(DEPLOYMENT.path(NS, "llm-frontend"), body(deployment("llm-frontend", "Frontend", 2)))
+    server.on_list(DEPLOYMENT, NS, listing([deployment("llm-frontend", "Frontend", 2)]))  # read back per kind
     operator_props = props(
         server, mode="operator",
         targets=[{"api_version": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "namespace": NS,

@@ -6,6 +6,10 @@ and prints one line per component whose state changes: ready/desired and why not
 ready; exit 1 on timeout (``--timeout``, default 60m) or when the operator reports ``failed``,
 with one line per unready component and the reason read from its pods and events. An
 unreachable cluster, a bad kubeconfig, RBAC refusal or a missing CRD is a one-line error.
+
+In operator mode, once the graph is ready, the objects the operator created are compared with
+the expansion predicted from the file: one ``warning:`` line per field that differs (the exit
+code stays 0: drift is a warning, never a failure).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dynamo_pulumi.cli.cluster_common import add_cluster_arguments, open_api, wait_requests
+from dynamo_pulumi.cli.cluster_common import add_cluster_arguments, open_api, print_drift, watched_graphs
 from dynamo_pulumi.cli.common import subcommand_parser
 
 
@@ -26,15 +30,16 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dynamo_pulumi.cluster.waiter import Waiter
 
-    requests = wait_requests(args)  # bad input is refused before any cluster call
+    graphs = watched_graphs(args)  # bad input is refused before any cluster call
     api = open_api(args)
-    for request in requests:
+    for graph in graphs:
+        request = graph.request
 
         def progress(line: str, label: str = request.label) -> None:
             print(f"{label}: {line}", flush=True)
 
-        status = Waiter(api, request, progress).wait()
+        waiter = Waiter(api, request, progress)
+        status = waiter.wait()
         print(f"{request.label} is ready ({status.ready.reason})", flush=True)
+        print_drift(waiter, graph)
     return 0
-
-

@@ -17,6 +17,7 @@ Lifecycle (readiness-lifecycle B4):
   timeout or failure raises with one line per unready component. The engine's custom
   timeouts never reach a dynamic provider, so ``timeout_seconds`` is the deadline;
 * ``read`` (``pulumi refresh``) reads the status once, without waiting;
+* with ``wait`` false nothing calls the cluster: not ``create``/``update``, not ``read``;
 * ``delete`` deletes nothing: the readiness resource owns no cluster object.
 """
 
@@ -109,6 +110,8 @@ class ReadinessProvider(ResourceProvider):
         return UpdateResult({**news, **self._settle(news)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        if props.get("wait", True) is False:
+            return ReadResult(id_, dict(props))  # waiting is off: no cluster, not even on refresh
         from dynamo_pulumi.cluster.session import open_waiter
 
         waiter = open_waiter(props, wait_request(props))
@@ -119,7 +122,7 @@ class ReadinessProvider(ResourceProvider):
 
     def _settle(self, props: Mapping[str, Any]) -> dict[str, Any]:
         """Wait and return the status outputs; with ``wait`` false, touch no cluster at all
-        (``pulumi refresh`` fills the outputs later)."""
+        (the outputs stay empty)."""
         import pulumi
 
         from dynamo_pulumi.cluster.session import drift_after_wait, open_waiter

@@ -12,8 +12,9 @@ from typing import Any
 
 from dynamo_pulumi.cluster.api import ClusterApi
 from dynamo_pulumi.cluster.connection import Connection, api_client
-from dynamo_pulumi.cluster.waiter import Progress, Waiter, read_objects
-from dynamo_pulumi.readiness.drift import drift, drift_summary
+from dynamo_pulumi.cluster.drift_check import operator_drift
+from dynamo_pulumi.cluster.waiter import Progress, Waiter
+from dynamo_pulumi.readiness.drift import drift_summary
 from dynamo_pulumi.readiness.targets import WaitRequest
 
 
@@ -27,19 +28,20 @@ def open_waiter(props: Mapping[str, Any], request: WaitRequest, progress: Progre
 
 
 def drift_after_wait(waiter: Waiter, predicted: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Operator mode: compare the predicted expansion with what the operator created.
+    """Operator mode: compare the predicted expansion with what the operator created
+    (:func:`operator_drift`, the function ``dynamo-pulumi wait|status`` use too).
 
     Logged as a warning, never a failure: the operator is the authority on its own output.
+    Returns the findings (the readiness resource's ``drift`` output).
     """
-    if waiter.request.mode != "operator" or not predicted:
-        return []
-    objects = [dict(p) for p in predicted]
-    findings = drift(objects, read_objects(waiter.api, objects, waiter.request.namespace))
-    if findings:
+    report = operator_drift(waiter, predicted)
+    if report.findings or report.unread:
         import pulumi
 
+        text = drift_summary(report.findings)
+        lines = [text] if text else []
         pulumi.log.warn(
             f"{waiter.request.label}: the operator's objects differ from the prediction "
-            f"({len(findings)} findings):\n{drift_summary(findings)}"
+            f"({len(report.findings)} findings):\n" + "\n".join([*lines, *report.unread])
         )
-    return findings
+    return report.findings

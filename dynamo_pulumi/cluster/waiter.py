@@ -20,7 +20,6 @@ from typing import Any, Final
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
-from dynamo_pulumi.readiness.drift import ObjectId, object_id
 from dynamo_pulumi.readiness.operator_mode import operator_status
 from dynamo_pulumi.readiness.reasons import component_problems
 from dynamo_pulumi.readiness.status import ComponentState, GraphStatus, changed_components, render_status
@@ -186,16 +185,3 @@ class Waiter:
     def _report(self, headline: str, status: GraphStatus) -> str:
         lines = self.explain(status)
         return f"{self.request.label} {headline}:\n" + "\n".join(f"  {line}" for line in lines)
-
-
-def read_objects(api: ClusterApi, objects: Iterable[Mapping[str, Any]], namespace: str) -> dict[ObjectId, dict[str, Any] | None]:
-    """GET each object (by apiVersion, kind, name) for the drift report; None when absent."""
-    found: dict[ObjectId, dict[str, Any] | None] = {}
-    for obj in objects:
-        key = object_id(obj)
-        ns = str((obj.get("metadata") or {}).get("namespace") or namespace)
-        try:
-            found[key] = api.get(ResourceRef(key[0], key[1]), ns, key[2])
-        except ApiFailure as failure:
-            raise _fatal(ResourceRef(key[0], key[1]), ns, failure) from None
-    return found

@@ -15,6 +15,7 @@ path ``""`` and ``actual`` None. Pure and deterministic: findings come out in pr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -130,14 +131,21 @@ def drift(predicted: list[dict[str, Any]], actual: Mapping[ObjectId, dict[str, A
     return findings
 
 
+def _shown(value: Any) -> str:
+    """A value as compact JSON (``1``, ``"vllm"``, ``{"name": "main"}``): one line, any type."""
+    return json.dumps(value, sort_keys=True, separators=(", ", ": "), default=str)
+
+
+def drift_line(finding: Mapping[str, Any]) -> str:
+    """One finding on one line: ``Deployment/g-decode spec.replicas: predicted 2, actual 3``."""
+    if finding["actual"] is None and finding["path"] == "":
+        return f"{finding['object']}: predicted but not created by the operator"
+    return f"{finding['object']} {finding['path']}: predicted {_shown(finding['predicted'])}, actual {_shown(finding['actual'])}"
+
+
 def drift_summary(findings: Sequence[Mapping[str, Any]], limit: int = 10) -> str:
     """One warning text: the first ``limit`` findings, one per line."""
-    lines = []
-    for finding in findings[:limit]:
-        if finding["actual"] is None and finding["path"] == "":
-            lines.append(f"{finding['object']}: predicted but not created by the operator")
-        else:
-            lines.append(f"{finding['object']} {finding['path']}: predicted {finding['predicted']!r}, actual {finding['actual']!r}")
+    lines = [drift_line(finding) for finding in findings[:limit]]
     if len(findings) > limit:
         lines.append(f"... and {len(findings) - limit} more")
     return "\n".join(lines)

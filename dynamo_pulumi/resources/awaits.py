@@ -1,18 +1,41 @@
-"""What pulumi-kubernetes should await per child kind, and for how long (readiness-lifecycle B1, B9).
+"""What pulumi-kubernetes should await per child, and for how long (readiness-lifecycle B1, B9).
 
-The graph's readiness resource is the one wait that means "the graph serves". The provider's own
-awaits must never give up before it does: its default is 10 minutes, and a Deployment whose pods
-load a 70B model for 20 minutes would fail the update at minute 10. So every awaited built-in
-kind gets the graph's timeout as ``customTimeouts`` (which wins over the
-``pulumi.com/timeoutSeconds`` annotation) for create, update and delete.
+The graph's readiness resource is the one wait that means "the graph serves", and the one that
+explains a stuck component ("decode: 0/2 ready: Unschedulable: ..."). The provider's own awaits
+must never give up before it does (its default is 10 minutes; a Deployment whose pods load a 70B
+model for 20 minutes would fail the update at minute 10), and where they would only duplicate
+it they are skipped, so a failure surfaces in the readiness resource's words.
 
-Kinds whose await only duplicates the graph's wait, and which can skip it safely, get
-``pulumi.com/skipAwait``: a selector Service (it waits for endpoints, i.e. for the same pods) and
-an Ingress (it waits for a load-balancer address the operator never waits for). For these two
-kinds pulumi-kubernetes still waits for *deletion* with skipAwait set (only Namespace, Pod,
-ReplicationController, DaemonSet, Deployment, StatefulSet and Job skip the delete wait), so a
-fixed-name delete-before-replace cannot race its own deletion. Deployments keep their await:
-skipAwait would also skip their delete wait.
+What ``pulumi.com/skipAwait: "true"`` does, read in pulumi-kubernetes
+(``provider/pkg/await/await.go``, ``provider/pkg/metadata/overrides.go``):
+
+* create and update: ``ReadyCondition`` returns an immediate condition, so the object counts as
+  created/updated as soon as the API server stores it (the Deployment awaiter, which waits for
+  the rollout and reports its pods, never runs); ``Read`` skips its await as well;
+* delete: the DELETE request is still sent (foreground propagation by default), but
+  ``DeletedCondition`` skips the wait for the object to be gone *only* for the legacy kinds
+  ``allowsSkipAwaitWithDelete`` lists: Namespace, Pod, ReplicationController, DaemonSet,
+  Deployment, StatefulSet and Job (pulumi-kubernetes#1232, #3154). Every other kind, Service and
+  Ingress included, still waits for deletion.
+
+So, per object:
+
+* a selector Service (its endpoint wait is for the same pods) and an Ingress (its load-balancer
+  wait is nothing the operator waits for) skip their await; their delete wait stays;
+* a **hash-named** worker Deployment (``metadata.name`` carries the worker hash) skips its
+  await. Its name changes with every worker generation and its selector is its own name, so the
+  provider only ever replaces it under a new name, create-before-delete (the provider's
+  ``DeleteBeforeReplace`` needs an unchanged name, ``provider/pkg/provider/provider.go`` Diff),
+  and a skipped delete wait can race nothing. The readiness resource, which depends on it, then
+  does the waiting with the operator's predicates (observedGeneration, updated replicas) and
+  the per-component reasons. Only when that resource waits: with ``wait=False`` nothing else
+  would hold the old generation until the new one is rolled out, so the await stays;
+* a **fixed-name** Deployment (frontend, planner, a standalone DCD's workload, ...) keeps its
+  await: a delete-before-replace of the same name must wait for the old object to be gone, and
+  skipAwait would skip exactly that wait;
+* every awaited built-in kind gets the graph's timeout as ``customTimeouts`` (which win over the
+  ``pulumi.com/timeoutSeconds`` annotation) for create, update and delete; a skipped await gets
+  none (there is nothing to time out).
 """
 
 from __future__ import annotations
@@ -20,6 +43,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 import pulumi
+
+from dynamo_pulumi.resources.options import delete_before_replace
+from dynamo_pulumi.resources.plan import PlannedObject
 
 #: Built-in kinds pulumi-kubernetes awaits that our graphs render (apiVersion, kind).
 AWAITED_KINDS: Final = frozenset(
@@ -33,24 +59,44 @@ AWAITED_KINDS: Final = frozenset(
 )
 #: Kinds whose await duplicates the graph's wait and whose delete wait survives skipAwait.
 SKIP_AWAIT_KINDS: Final = frozenset({("v1", "Service"), ("networking.k8s.io/v1", "Ingress")})
+#: Kinds whose await is skipped only when hash-named (skipAwait also skips their delete wait).
+GENERATION_NAMED_SKIP_KINDS: Final = frozenset({("apps/v1", "Deployment")})
 SKIP_AWAIT_ANNOTATION: Final = "pulumi.com/skipAwait"
 
 
-def await_timeouts(api_version: str, kind: str, timeout_seconds: int | None) -> pulumi.CustomTimeouts | None:
-    """The graph's deadline for an awaited kind (None: not awaited, or no deadline given)."""
-    if timeout_seconds is None or (api_version, kind) not in AWAITED_KINDS:
+def skips_await(planned: PlannedObject, readiness_waits: bool = True) -> bool:
+    """Whether pulumi-kubernetes' await is skipped for this object (see the module docstring);
+    ``readiness_waits``: the graph's readiness resource waits (``ReadinessOptions.wait``)."""
+    key = (planned.api_version, planned.kind)
+    if key in SKIP_AWAIT_KINDS:
+        return True
+    return (
+        readiness_waits
+        and key in GENERATION_NAMED_SKIP_KINDS
+        and planned.generation_named
+        and not delete_before_replace(*key)
+    )
+
+
+def await_timeouts(
+    planned: PlannedObject, timeout_seconds: int | None, readiness_waits: bool = True
+) -> pulumi.CustomTimeouts | None:
+    """The graph's deadline for an awaited object (None: not awaited, or no deadline given)."""
+    key = (planned.api_version, planned.kind)
+    if timeout_seconds is None or key not in AWAITED_KINDS or skips_await(planned, readiness_waits):
         return None
     text = f"{int(timeout_seconds)}s"
     return pulumi.CustomTimeouts(create=text, update=text, delete=text)
 
 
-def with_await_annotations(obj: dict[str, Any]) -> dict[str, Any]:
-    """``obj`` with ``pulumi.com/skipAwait: "true"`` when its kind's await is redundant.
+def with_await_annotations(obj: dict[str, Any], planned: PlannedObject, readiness_waits: bool = True) -> dict[str, Any]:
+    """``obj`` (``planned``'s object, Outputs restored) with ``pulumi.com/skipAwait: "true"``
+    when its await is skipped.
 
     Returns a shallow copy with new ``metadata``/``annotations`` mappings; ``obj`` is untouched
     (the rendered object stays the operator's).
     """
-    if (str(obj.get("apiVersion", "")), str(obj.get("kind", ""))) not in SKIP_AWAIT_KINDS:
+    if not skips_await(planned, readiness_waits):
         return obj
     metadata = dict(obj.get("metadata") or {})
     metadata["annotations"] = {**(metadata.get("annotations") or {}), SKIP_AWAIT_ANNOTATION: "true"}

@@ -82,9 +82,11 @@ def child_options(
     ignore_changes: list[str] | None = None,
     depends_on: list[pulumi.Resource] | None = None,
     timeout_seconds: int | None = None,
+    readiness_waits: bool = True,
 ) -> pulumi.ResourceOptions:
     """Parent, replacement, ignore and await rules for one object (providers flow from the
-    parent). ``timeout_seconds`` is the graph's readiness deadline, given to awaited kinds."""
+    parent). ``timeout_seconds`` is the graph's readiness deadline, given to awaited kinds;
+    ``readiness_waits`` says whether the graph's readiness resource waits (see awaits.py)."""
     replace = replace_on_changes(planned.api_version, planned.kind)
     return pulumi.ResourceOptions(
         parent=parent,
@@ -92,7 +94,7 @@ def child_options(
         replace_on_changes=replace or None,
         delete_before_replace=delete_before_replace(planned.api_version, planned.kind) or None,
         depends_on=depends_on or None,
-        custom_timeouts=await_timeouts(planned.api_version, planned.kind, timeout_seconds),
+        custom_timeouts=await_timeouts(planned, timeout_seconds, readiness_waits),
         replacement_trigger=replacement_trigger(planned.api_version, planned.kind, planned.obj),
     )
 
@@ -127,10 +129,11 @@ def register(
     depends_on: list[pulumi.Resource] | None = None,
     graph_name: str = "",
     timeout_seconds: int | None = None,
+    readiness_waits: bool = True,
 ) -> pulumi.CustomResource:
     """Create the Pulumi resource for one planned object, Outputs restored at their leaves."""
-    obj = with_await_annotations(restore(planned.obj, outputs))
-    opts = child_options(planned, parent, ignore_changes, depends_on, timeout_seconds)
+    obj = with_await_annotations(restore(planned.obj, outputs), planned, readiness_waits)
+    opts = child_options(planned, parent, ignore_changes, depends_on, timeout_seconds, readiness_waits)
     if planned.shared:
         return _register_shared(planned, obj, opts, graph_name)
     cls = typed_class(planned.api_version, planned.kind)

@@ -122,12 +122,12 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         else:
             graph_level = [  # a standalone DCD owns what would otherwise be graph-level
                 register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name,
-                         deadline)
+                         deadline, readiness.wait)
                 for planned in (_graph.graph_objects if standalone else ())
             ]
             self.resources = [
                 register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps,
-                         _graph.name, deadline)
+                         _graph.name, deadline, readiness.wait)
                 for planned in _component.objects
             ]
             if standalone:
@@ -241,7 +241,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         get the graph's deadline."""
         self.graph_resources = [
             register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name,
-                     readiness.timeout_seconds)
+                     readiness.timeout_seconds, readiness.wait)
             for planned in plan.graph_objects
         ]
         self.components = {

@@ -28,7 +28,7 @@ import pulumi_kubernetes as k8s
 from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.deploy_mode import check_mode
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, predicted_objects
+from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, plan_prediction, predicted_documents
 from dynamo_pulumi.readiness.targets import revision
 from dynamo_pulumi.resources.plan import GraphPlan
 from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
@@ -98,13 +98,6 @@ def register_custom_resource(
     )
 
 
-def predicted_documents(plan: GraphPlan) -> list[dict[str, Any]]:
-    """Everything the operator is predicted to create: the DCDs of a DGD's expansion, then the
-    objects (Deployments, Services, PodCliqueSets, claims, RBAC, ...)."""
-    dcds = [c.dcd for c in plan.components if c.dcd is not None]
-    return [*dcds, *(planned.obj for planned in plan.all_objects())]
-
-
 def resolve_mode(spec: object, mode: str | None) -> str | None:
     """The mode a ComponentResource plans in: a ready plan carries its own (a different explicit
     ``mode`` is an error, the plan was validated for the other one); None means the default."""
@@ -132,7 +125,7 @@ def register_operator_mode_readiness(
     makes the readiness resource wait again."""
     document = restore(custom_resource_document(plan), plan.outputs)
     cr_revision = pulumi.Output.from_input([document]).apply(revision)
-    predicted = [restore(obj, plan.outputs) for obj in predicted_objects(predicted_documents(plan))]
+    predicted = [restore(obj, plan.outputs) for obj in plan_prediction(plan)]
     return register_operator_readiness(
         owner, plan, options, custom_resource, cr_revision, operator_expansion(plan), predicted
     )

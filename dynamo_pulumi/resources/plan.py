@@ -74,6 +74,9 @@ class PlannedObject:
     #: One of the per-namespace objects several graphs render alike (planner/EPP RBAC): applied
     #: as a server-side-apply patch so each graph co-owns it instead of fighting over it.
     shared: bool = False
+    #: ``metadata.name`` carries the worker hash: a new worker generation is an object of a new
+    #: name (replaced create-before-delete), never the same name recreated.
+    generation_named: bool = False
 
     @property
     def api_version(self) -> str:
@@ -331,7 +334,9 @@ def plan_from_rendered(
             # Unique per graph: two graphs in one program must not register the same URN.
             planned = PlannedObject(obj, f"{graph.name}:{pulumi_name(obj, '', namespace)}", shared=True)
         else:
-            planned = PlannedObject(obj, pulumi_name(obj, worker_hash, namespace))
+            name = str((obj.get("metadata") or {}).get("name", ""))
+            planned = PlannedObject(obj, pulumi_name(obj, worker_hash, namespace),
+                                    generation_named=stable_name(name, worker_hash) != name)
         (plans[owner].objects if owner else graph_objects).append(planned)
     return GraphPlan(
         kind=graph.kind,
