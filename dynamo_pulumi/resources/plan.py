@@ -35,6 +35,7 @@ from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, admit_in_mode, check_m
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
+from dynamo_pulumi.resources.outputs import gpu_count_warnings
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
@@ -123,6 +124,9 @@ class GraphPlan:
     warnings: list[str] = field(default_factory=list)
     #: ``render``: the objects are created; ``operator``: they are the operator's predicted expansion.
     mode: Mode = DEFAULT_MODE
+    #: Kubernetes objects deployed beside the graph (its file's other documents, ``objects=``),
+    #: which rendering read DRA claim templates from; the outputs count GPUs over the same.
+    objects_beside: list[Mapping[str, Any]] = field(default_factory=list)
 
     def all_objects(self) -> list[PlannedObject]:
         found = list(self.graph_objects)
@@ -383,6 +387,7 @@ def plan_graph(
         graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
     )
     plan.outputs = table
-    plan.warnings = warnings + render_warnings
     plan.mode = checked_mode
+    plan.objects_beside = beside
+    plan.warnings = warnings + render_warnings + gpu_count_warnings(plan)
     return plan
