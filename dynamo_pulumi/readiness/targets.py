@@ -15,8 +15,6 @@ makes Pulumi run its ``update``, which waits again.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
@@ -28,6 +26,7 @@ from dynamo_pulumi.constants import (
     LWS_API_VERSION,
     POD_CLIQUE_SET_KIND,
 )
+from dynamo_pulumi.expansion import json_digest
 from dynamo_pulumi.readiness._fields import dig, name_of, namespace_of
 from dynamo_pulumi.readiness.grove import grove_components
 
@@ -106,13 +105,12 @@ def operator_targets(kind: str, name: str, namespace: str) -> list[WatchTarget]:
 
 
 def revision(objects: Sequence[Mapping[str, Any]]) -> str:
-    """A digest of what is deployed: canonical JSON (sorted keys) of the given objects.
+    """A digest of what is deployed: :func:`~dynamo_pulumi.expansion.json_digest` of the objects.
 
     Independent of key order; any value change changes it. 16 hex characters are plenty to
     tell revisions of one graph apart.
     """
-    text = json.dumps(list(objects), sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return json_digest(list(objects))
 
 
 def workloads_of(objects: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
