@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError, Path, RenderError, forbidden
 from dynamo_pulumi.planner_connector import planner_connector
 
@@ -35,8 +36,6 @@ Mode = Literal["render", "operator"]
 MODES: tuple[Mode, ...] = ("render", "operator")
 DEFAULT_MODE: Mode = "render"
 
-COMPONENT_TYPE_PLANNER = "planner"
-COMPONENT_TYPE_LPX = "lpx"
 USE_OPERATOR_MODE = 'deploy it with mode="operator" (CLI: --mode operator) on a cluster running the Dynamo operator'
 
 

@@ -20,11 +20,12 @@ from typing import Any, Final
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
+from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
 from dynamo_pulumi.readiness.drift import ObjectId, object_id
 from dynamo_pulumi.readiness.operator_mode import operator_status
 from dynamo_pulumi.readiness.reasons import component_problems
 from dynamo_pulumi.readiness.status import ComponentState, GraphStatus, changed_components, render_status
-from dynamo_pulumi.readiness.targets import KUBE_LABEL_DYNAMO_COMPONENT, WaitRequest
+from dynamo_pulumi.readiness.targets import WaitRequest
 
 POD: Final = ResourceRef("v1", "Pod")
 EVENT: Final = ResourceRef("v1", "Event")
