@@ -66,7 +66,8 @@ def largest_corpus_graph(platform: dict[str, Any]) -> Path | None:
     return best[1] if best else None
 
 
-def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
+def median_ms(fn: Callable[[], Any], repeat: int) -> float:
+    """Median wall time of ``fn`` over ``repeat`` runs, after one warm-up run."""
     fn()  # warm imports and caches
     samples = []
     for _ in range(repeat):
@@ -79,8 +80,8 @@ def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
 def bench(label: str, source: Any, platform: dict[str, Any], repeat: int) -> None:
     planned = plan(source, NAMESPACE, platform)
     count = len(planned.all_objects()) + len(planned.components) + 1
-    render_ms = _median_ms(lambda: plan(source, NAMESPACE, platform), repeat)
-    program_ms = _median_ms(lambda: run_program(lambda: deploy(source, NAMESPACE, platform, export=False)), repeat)
+    render_ms = median_ms(lambda: plan(source, NAMESPACE, platform), repeat)
+    program_ms = median_ms(lambda: run_program(lambda: deploy(source, NAMESPACE, platform, export=False)), repeat)
     print(f"{label:<56} {len(planned.components):>4} {count:>9} {render_ms:>11.1f} {program_ms:>12.1f} "
           f"{program_ms / render_ms:>7.1f}x")
 
@@ -96,7 +97,7 @@ def bench_outputs(platform: dict[str, Any], repeat: int) -> None:
         pool = gpu_node_pool(label={"pool": pulumi.Output.from_input("gpu-a")}, taint_key="nvidia.com/gpu")
         deploy(synthetic_graph(), NAMESPACE, platform, placement=pool, export=False)
 
-    program_ms = _median_ms(lambda: run_program(program), repeat)
+    program_ms = median_ms(lambda: run_program(program), repeat)
     print(f"{'synthetic: 25 components, Output placement':<56} {25:>4} {'':>9} {'':>11} {program_ms:>12.1f}")
 
 
