@@ -29,6 +29,10 @@ GROVE_API_VERSION: Final = "grove.io/v1alpha1"
 POD_CLIQUE_KIND: Final = "PodClique"
 POD_CLIQUE_SCALING_GROUP_KIND: Final = "PodCliqueScalingGroup"
 POD_CLIQUE_SET_KIND: Final = "PodCliqueSet"
+#: Kinds without a namespace among those a graph renders or reads (no namespace in their name or path).
+CLUSTER_SCOPED_KINDS: Final = frozenset(
+    {"ClusterRole", "ClusterRoleBinding", "Namespace", "PersistentVolume", "StorageClass", "DeviceClass"}
+)
 
 # --- ports ----------------------------------------------------------------------------------------
 

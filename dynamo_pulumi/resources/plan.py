@@ -28,6 +28,7 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
 )
 from dynamo_pulumi.constants import (
+    CLUSTER_SCOPED_KINDS,
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
@@ -55,10 +56,6 @@ GRAPH_LEVEL_KINDS = frozenset(
         "InferencePool",
         "HTTPRoute",
     }
-)
-#: Kinds without a namespace (their Pulumi name has no namespace prefix).
-CLUSTER_SCOPED_KINDS = frozenset(
-    {"ClusterRole", "ClusterRoleBinding", "Namespace", "PersistentVolume", "StorageClass", "DeviceClass"}
 )
 
 
