@@ -36,6 +36,12 @@ Mode = Literal["render", "operator"]
 MODES: tuple[Mode, ...] = ("render", "operator")
 DEFAULT_MODE: Mode = "render"
 
+#: Metadata operator mode never sends: the API server or the operator writes it, or, like
+#: ``ownerReferences`` (uids), it names objects of one particular cluster.
+NOT_SENT_METADATA: tuple[str, ...] = (
+    "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "selfLink",
+)
 USE_OPERATOR_MODE = 'deploy it with mode="operator" (CLI: --mode operator) on a cluster running the Dynamo operator'
 
 
@@ -129,6 +135,18 @@ def admit_in_mode(graph: Graph, platform: Platform, mode: Mode) -> list[str]:
     return warnings
 
 
+def as_sent(graph: Graph) -> Graph:
+    """The graph as operator mode sends it (without :data:`NOT_SENT_METADATA`): what the operator
+    expands, so the prediction must be rendered from it (a DCD's DGD owner reference, for one,
+    decides its parent graph in render mode but never reaches the operator)."""
+    wire = graph.to_wire()
+    metadata = wire.get("metadata") or {}
+    if not any(key in metadata for key in NOT_SENT_METADATA):
+        return graph
+    wire["metadata"] = {k: v for k, v in metadata.items() if k not in NOT_SENT_METADATA}
+    return type(graph).model_validate(wire)
+
+
 def render_in_mode(
     graph: Graph,
     platform: Platform,
@@ -138,12 +156,19 @@ def render_in_mode(
 ) -> tuple[RenderResult, list[str]]:
     """The rendered objects and any warning. In operator mode a feature offline rendering cannot
     expand (an LPX build, a restore target read from the cluster) leaves the prediction empty
-    instead of failing: the operator will expand it, we just cannot say into what."""
+    instead of failing: the operator will expand it, we just cannot say into what. The
+    prediction is rendered from the custom resource :func:`as_sent`."""
     from dynamo_pulumi.render import RenderResult, render_graph
 
+    warnings = []
+    if mode == "operator":
+        if graph.metadata.model_extra and "ownerReferences" in graph.metadata.model_extra:
+            warnings.append("metadata.ownerReferences is not sent in operator mode (its uids name objects of "
+                            "one cluster); the operator, and the prediction, treat the object as unowned")
+        graph = as_sent(graph)
     try:
-        return render_graph(graph, platform=platform, namespace=namespace, objects=objects), []
+        return render_graph(graph, platform=platform, namespace=namespace, objects=objects), warnings
     except RenderError as exc:
         if mode != "operator":
             raise
-        return RenderResult(), [f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"]
+        return RenderResult(), [*warnings, f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"]

@@ -26,7 +26,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.deploy_mode import check_mode
+from dynamo_pulumi.deploy_mode import NOT_SENT_METADATA, check_mode
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, predicted_objects
 from dynamo_pulumi.readiness.targets import revision
@@ -34,10 +34,6 @@ from dynamo_pulumi.resources.plan import GraphPlan
 from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
 from dynamo_pulumi.resources.unknowns import restore
 from dynamo_pulumi.validation.immutable_identity import identity_of
-
-#: Metadata the API server or the operator writes; never part of what we send.
-NOT_SENT_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
-                   "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "selfLink")
 
 
 def custom_resource_document(plan: GraphPlan) -> dict[str, Any]:
