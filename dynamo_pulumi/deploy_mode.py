@@ -135,7 +135,7 @@ def admit_in_mode(graph: Graph, platform: Platform, mode: Mode) -> list[str]:
     return warnings
 
 
-def as_sent(graph: Graph) -> Graph:
+def without_unsent_metadata(graph: Graph) -> Graph:
     """The graph as operator mode sends it (without :data:`NOT_SENT_METADATA`): what the operator
     expands, so the prediction must be rendered from it (a DCD's DGD owner reference, for one,
     decides its parent graph in render mode but never reaches the operator)."""
@@ -157,7 +157,7 @@ def render_in_mode(
     """The rendered objects and any warning. In operator mode a feature offline rendering cannot
     expand (an LPX build, a restore target read from the cluster) leaves the prediction empty
     instead of failing: the operator will expand it, we just cannot say into what. The
-    prediction is rendered from the custom resource :func:`as_sent`."""
+    prediction is rendered from the custom resource as sent (:func:`without_unsent_metadata`)."""
     from dynamo_pulumi.render import RenderResult, render_graph
 
     warnings = []
@@ -165,7 +165,7 @@ def render_in_mode(
         if graph.metadata.model_extra and "ownerReferences" in graph.metadata.model_extra:
             warnings.append("metadata.ownerReferences is not sent in operator mode (its uids name objects of "
                             "one cluster); the operator, and the prediction, treat the object as unowned")
-        graph = as_sent(graph)
+        graph = without_unsent_metadata(graph)
     try:
         return render_graph(graph, platform=platform, namespace=namespace, objects=objects), warnings
     except RenderError as exc:
