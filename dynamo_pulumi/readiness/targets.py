@@ -112,14 +112,11 @@ def revision(objects: Sequence[Mapping[str, Any]]) -> str:
     return json_digest(list(objects))
 
 
-def workloads_of(objects: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The objects a revision covers: component workloads and PodCliqueSets."""
-    return [
-        obj
-        for obj in objects
-        if (str(obj.get("apiVersion", "")), str(obj.get("kind", ""))) in COMPONENT_WORKLOADS
-        or obj.get("kind") == POD_CLIQUE_SET_KIND
-    ]
+def is_workload(obj: Mapping[str, Any]) -> bool:
+    """A component workload or a PodCliqueSet: what the readiness revision digests."""
+    return (str(obj.get("apiVersion", "")), str(obj.get("kind", ""))) in COMPONENT_WORKLOADS or (
+        obj.get("kind") == POD_CLIQUE_SET_KIND
+    )
 
 
 def pod_selector(kind: str, graph: str, component: str = "") -> str:
