@@ -5,8 +5,8 @@ from __future__ import annotations
 from resources_fixtures import GRAPH, HASH, NS, small_plan
 
 from dynamo_pulumi.mocks import run_program
-from dynamo_pulumi.resources import DynamoGraphDeployment
 from dynamo_pulumi.render.backends.gpus import pod_gpu_count
+from dynamo_pulumi.resources import DynamoGraphDeployment
 from dynamo_pulumi.resources.outputs import summarize
 
 
