@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from dra_support import claim_template, dra_graph
 
 from dynamo_pulumi.cli import main
 from dynamo_pulumi.mocks import run_program
@@ -27,50 +28,14 @@ GROVE = {"orchestrators": {"grove": {"enabled": True}}}
 LWS = {"orchestrators": {"grove": {"enabled": False}, "lws": {"enabled": True}}}
 PATHWAYS = pytest.mark.parametrize("orchestrators", [GROVE, LWS], ids=["Grove", "LWS"])
 
-TWO_GPUS = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: two-gpus, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com, allocationMode: ExactCount, count: 2}
-"""
-
+TWO_GPUS = claim_template("two-gpus", 2)
 TRTLLM = ["-m", "dynamo.trtllm"]
 VLLM_MP = ["-m", "dynamo.vllm", "--tensor-parallel-size", "8"]
+MP = "{nvidia.com/vllm-distributed-executor-backend: mp}"
 
 
 def _graph(framework: str, args: list[str], template: str = "two-gpus", nodes: int = 2) -> str:
-    """One worker whose main container asks for GPUs only through a claim of ``template``."""
-    multinode = f"    multinode: {{nodeCount: {nodes}}}\n" if nodes > 1 else ""
-    return f"""
-apiVersion: nvidia.com/v1beta1
-kind: DynamoGraphDeployment
-metadata:
-  name: dra-graph
-  namespace: default
-  annotations: {{nvidia.com/vllm-distributed-executor-backend: mp}}
-spec:
-  backendFramework: {framework}
-  components:
-  - name: Frontend
-    type: frontend
-    podTemplate: {{spec: {{containers: [{{name: main, image: "frontend:1.0.0"}}]}}}}
-  - name: worker
-    type: worker
-{multinode}    podTemplate:
-      spec:
-        resourceClaims: [{{name: gpu, resourceClaimTemplateName: {template}}}]
-        containers:
-        - name: main
-          image: test:1.0.0
-          command: [python3]
-          args: {args}
-          resources: {{claims: [{{name: gpu}}]}}
-"""
+    return dra_graph(framework, args, annotations=MP, template=template, nodes=nodes)
 
 
 def _platform(orchestrators: dict[str, Any], stated: dict[str, int] | None = None) -> dict[str, Any]:
@@ -83,7 +48,7 @@ def _leader_args(plan: GraphPlan) -> str:
         if planned.kind == "LeaderWorkerSet":
             pod = planned.obj["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
         elif planned.kind == "PodCliqueSet":
-            leader = next(c for c in planned.obj["spec"]["template"]["cliques"] if c["name"] == "worker-ldr")
+            leader = next(c for c in planned.obj["spec"]["template"]["cliques"] if c["name"] == "agg-ldr")
             pod = leader["spec"]["podSpec"]
         else:
             continue
@@ -101,8 +66,7 @@ def test_trtllm_gpus_come_from_the_claim_template_beside_the_graph_as_mpirun_doe
     plan = plan_graph(path, _platform(orchestrators))
     summary = summarize(plan)
     assert "--oversubscribe -n 4 " in _leader_args(plan)  # 2 nodes x 2 GPUs
-    assert summary.components["worker"].gpus == 4
-    assert summary.components["Frontend"].gpus == 0
+    assert summary.components["agg"].gpus == 4
     assert summary.total_gpus == 4
     assert plan.warnings == []
 
@@ -111,7 +75,7 @@ def test_trtllm_gpus_come_from_the_claim_template_beside_the_graph_as_mpirun_doe
 def test_vllm_gpus_come_from_the_platform_fact_as_the_multinode_flags_do(orchestrators: dict[str, Any]) -> None:
     plan = plan_graph(_graph("vllm", VLLM_MP), _platform(orchestrators, {"two-gpus": 4}))
     assert "--nnodes 2" in _leader_args(plan)  # tensor parallel 8 over 4 GPUs per node
-    assert summarize(plan).components["worker"].gpus == 8
+    assert summarize(plan).components["agg"].gpus == 8
     assert summarize(plan).total_gpus == 8
 
 
@@ -126,10 +90,10 @@ def test_component_and_graph_outputs_count_the_claim_template_a_program_passes_a
     template = yaml.safe_load(TWO_GPUS)
 
     def program() -> DynamoGraphDeployment:
-        return DynamoGraphDeployment("dra-graph", graph, namespace="default", platform=GROVE, objects=[template])
+        return DynamoGraphDeployment("dra-test", graph, namespace="default", platform=GROVE, objects=[template])
 
     _, dgd = run_program(program, preview=True)
-    assert dgd.components["worker"].summary.gpus == 4
+    assert dgd.components["agg"].summary.gpus == 4
     assert dgd.summary.total_gpus == 4
 
 
@@ -173,8 +137,8 @@ def test_intra_pod_gms_engines_count_the_rendered_claim_template_once() -> None:
 def test_an_unresolvable_claim_no_launch_needs_counts_zero_with_a_warning_naming_it() -> None:
     plan = plan_graph(_graph("vllm", ["-m", "dynamo.vllm"], template="eight-gpus", nodes=1), GROVE)
     (warning,) = plan.warnings
-    assert summarize(plan).components["worker"].gpus == 0
-    assert "component 'worker'" in warning
+    assert summarize(plan).components["agg"].gpus == 0
+    assert "component 'agg'" in warning
     assert "ResourceClaimTemplate 'eight-gpus'" in warning
     assert "same file as the graph" in warning
     assert "cluster.resourceClaimGpus" in warning
