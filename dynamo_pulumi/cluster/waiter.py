@@ -21,6 +21,7 @@ from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
+from dynamo_pulumi.go_duration import format_go_duration
 from dynamo_pulumi.readiness.drift import ObjectId, object_id
 from dynamo_pulumi.readiness.operator_mode import operator_status
 from dynamo_pulumi.readiness.reasons import component_problems
@@ -42,11 +43,6 @@ def _fatal(ref: ResourceRef, namespace: str, failure: ApiFailure) -> ClusterErro
     if failure.status == 401:
         return ClusterError(f"unauthorized: the API server rejected the credentials: {failure.message}")
     return ClusterError(failure.message if failure.status == 0 else f"listing {ref.plural}: HTTP {failure.status}: {failure.message}")
-
-
-def format_duration(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 class Waiter:
@@ -181,7 +177,7 @@ class Waiter:
                 remaining = deadline - self.clock()
                 if remaining <= 0:
                     raise WaitTimeout(self._report(
-                        f"not ready after {format_duration(self.request.timeout_seconds)}", status))
+                        f"not ready after {format_go_duration(self.request.timeout_seconds)}", status))
                 if self.cache.version == seen:
                     self.cache.changed.wait(timeout=min(remaining, 60.0))
 
