@@ -35,6 +35,7 @@ from dynamo_pulumi.deploy_mode import MODES as MODES
 from dynamo_pulumi.deploy_mode import Mode
 from dynamo_pulumi.expansion import json_digest
 from dynamo_pulumi.readiness._fields import dig, name_of, namespace_of
+from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS
 from dynamo_pulumi.readiness.grove import grove_components
 
 #: (apiVersion, kind) of the workloads the component pathway renders.
@@ -137,7 +138,7 @@ class WaitRequest(BaseModel):
     graph: str
     namespace: str
     targets: tuple[WatchTarget, ...]
-    timeout_seconds: float = 3600.0
+    timeout_seconds: float = float(DEFAULT_TIMEOUT_SECONDS)
     pod_selector: str = ""
 
     @property
