@@ -5,7 +5,8 @@
 Graphs: the largest corpus graph that renders (most objects; ``../shared`` needed, skipped when
 absent) and a synthetic 25-component graph (the schema's maximum: a frontend and 24 workers).
 "Render" = load + admission + render + plan (``program.plan``); "program" = the same plus every
-Pulumi registration under ``pulumi.runtime.set_mocks`` until the runtime is idle.
+Pulumi registration under ``pulumi.runtime.set_mocks`` until the runtime is idle; last, the outputs
+summary (GPU counts included) as a share of planning.
 """
 
 from __future__ import annotations
@@ -101,6 +102,17 @@ def bench_outputs(platform: dict[str, Any], repeat: int) -> None:
     print(f"{'synthetic: 25 components, Output placement':<56} {25:>4} {'':>9} {'':>11} {program_ms:>12.1f}")
 
 
+def bench_summary(platform: dict[str, Any], repeat: int) -> None:
+    """The outputs' share of planning: ``summarize`` (GPU counts by the renderer's rule over the
+    DRA objects, Services, URL), which ``plan`` also runs once for its GPU warnings."""
+    from dynamo_pulumi.resources.outputs import summarize
+
+    planned = plan(synthetic_graph(), NAMESPACE, platform)
+    plan_ms = median_ms(lambda: plan(synthetic_graph(), NAMESPACE, platform), repeat)
+    summary_ms = median_ms(lambda: summarize(planned), max(repeat, 20))
+    print(f"outputs summary of the 25-component graph: {summary_ms:.2f} ms = {summary_ms / plan_ms:.1%} of its plan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
@@ -114,6 +126,7 @@ def main() -> None:
             bench(f"corpus: {largest.name} [{pathway}]", largest, platform, args.repeat)
         bench(f"synthetic: 25 components [{pathway}]", synthetic_graph(), platform, args.repeat)
     bench_outputs(PLATFORMS["component"], args.repeat)
+    bench_summary(PLATFORMS["component"], args.repeat)
 
 
 if __name__ == "__main__":
