@@ -142,3 +142,27 @@ def test_an_unresolvable_claim_no_launch_needs_counts_zero_with_a_warning_naming
     assert "ResourceClaimTemplate 'eight-gpus'" in warning
     assert "same file as the graph" in warning
     assert "cluster.resourceClaimGpus" in warning
+
+
+@pytest.mark.parametrize(("multinode", "gpus"), [(None, 3 * 2), ({"nodeCount": 2}, 3 * 2 * 2)],
+                         ids=["single-node", "two nodes"])
+def test_inter_pod_gms_counts_each_grove_shared_rank_claim_once_per_group_replica(
+    multinode: dict[str, int] | None, gpus: int
+) -> None:
+    """Grove creates one claim per scaling-group replica and rank, shared by the rank's weight
+    server, engines and shadows; their pod specs carry no GPUs of their own."""
+    main_container = {"name": "main", "image": "vllm:1.4.0", "command": ["python3", "-m", "dynamo.vllm"],
+                      "resources": {"limits": {"nvidia.com/gpu": "2"}}}
+    component: dict[str, Any] = {
+        "name": "worker", "type": "worker", "replicas": 3,
+        "experimental": {"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod", "numShadows": 1}},
+        "podTemplate": {"spec": {"containers": [main_container]}},
+    }
+    if multinode:
+        component["multinode"] = multinode
+    graph = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
+             "metadata": {"name": "g", "namespace": "default"},
+             "spec": {"backendFramework": "vllm", "components": [component]}}
+    plan = plan_graph(graph, GROVE)
+    assert summarize(plan).components["worker"].gpus == gpus
+    assert plan.warnings == []

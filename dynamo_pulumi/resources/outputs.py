@@ -24,7 +24,7 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import component_service_name, dynamo_namespace
-from dynamo_pulumi.render.backends.dra_claims import DraInventory
+from dynamo_pulumi.render.backends.dra_claims import DraInventory, claim_template_gpus
 from dynamo_pulumi.render.backends.gpus import pod_gpu_count
 
 if TYPE_CHECKING:
@@ -139,15 +139,46 @@ def gpu_inventory(plan: GraphPlan) -> DraInventory:
     )
 
 
+def _shared_claims_of_pcs(spec: Mapping[str, Any], component: str) -> Iterable[tuple[int, str, Mapping[str, Any]]]:
+    """(claims, template name, claim spec) of the component's Grove-shared claims.
+
+    Inter-pod GMS shares one claim per rank between a rank's weight-server and engine cliques:
+    a scaling group's ``resourceSharing`` entry of scope ``PerReplica`` makes Grove create one
+    ResourceClaim per group replica from the PodCliqueSet's ``resourceClaimTemplates`` (the
+    pods' own specs carry neither the claim nor GPUs, Grove injects it).
+    """
+    template = spec.get("template") or {}
+    templates = {t.get("name"): (t.get("templateSpec") or {}).get("spec") or {}
+                 for t in template.get("resourceClaimTemplates") or []}
+    own = {c.get("name") for c in template.get("cliques") or []
+           if (c.get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) == component}
+    pcs_replicas = _int(spec.get("replicas", 1))
+    for group in template.get("podCliqueScalingGroups") or []:
+        for sharing in group.get("resourceSharing") or []:
+            cliques = set((sharing.get("filter") or {}).get("childCliqueNames") or [])
+            if not cliques & own or sharing.get("name") not in templates:
+                continue
+            per_group = _int(group.get("replicas", 1)) if sharing.get("scope") == "PerReplica" else 1
+            yield pcs_replicas * per_group, str(sharing["name"]), templates[sharing["name"]]
+
+
 def _workload_gpus(
     workloads: list[PlannedObject], component: str, inventory: DraInventory
 ) -> tuple[int, tuple[str, ...]]:
-    """GPUs of the component's pods, and why any pod's GPUs could not be counted."""
+    """GPUs of the component's pods and of the claims Grove shares between them, and why any
+    could not be counted."""
     total, uncounted = 0, []
     for workload in workloads:
         for count, pod in _pods_of_workload(workload.obj, component):
             try:
                 total += count * pod_gpu_count(pod, inventory)
+            except RenderError as err:
+                uncounted.append(f"{workload.kind} {workload.name}: {err}")
+        if workload.kind != "PodCliqueSet":
+            continue
+        for claims, name, claim_spec in _shared_claims_of_pcs(workload.obj.get("spec") or {}, component):
+            try:
+                total += claims * claim_template_gpus(name, claim_spec, inventory)
             except RenderError as err:
                 uncounted.append(f"{workload.kind} {workload.name}: {err}")
     return total, tuple(dict.fromkeys(uncounted))
