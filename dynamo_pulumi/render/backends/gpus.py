@@ -89,7 +89,7 @@ def resolve_gpu_count(
     claims = resources.get("claims") if isinstance(resources, dict) else None
     if count > 0 or not claims:
         return count
-    return _claims_gpus(pod_spec, list(claims), inventory)
+    return _claims_gpus(pod_spec, list(claims), inventory, "resources.claims")
 
 
 def pod_gpu_count(pod_spec: Mapping[str, Any] | None, inventory: DraInventory | None = None) -> int:
@@ -119,11 +119,16 @@ def _shared_claims(claims: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [c for c in claims if not c.get("request") or str(c.get("name") or "") not in whole]
 
 
-def _claims_gpus(pod_spec: Mapping[str, Any] | None, claims: list[Any], inventory: DraInventory | None) -> int:
+def _claims_gpus(
+    pod_spec: Mapping[str, Any] | None, claims: list[Any], inventory: DraInventory | None, path: str = ""
+) -> int:
+    """:func:`~dynamo_pulumi.render.backends.dra_claims.claims_gpu_count`, its error at ``path``."""
     # imported here: dra_claims reads is_gpu_resource_name from this module
     from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, claims_gpu_count
 
     try:
         return claims_gpu_count(pod_spec, claims, inventory or EMPTY_INVENTORY)
     except RenderError as err:
-        raise RenderError(str(err), "resources.claims") from None
+        if not path:
+            raise
+        raise RenderError(str(err), path) from None
