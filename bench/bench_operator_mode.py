@@ -13,55 +13,32 @@ Figures are printed, never asserted; ratios are from one run.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import statistics
-import time
-from collections.abc import Callable
+import sys
 from pathlib import Path
 from typing import Any
 
+from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.program import deploy, plan
 from dynamo_pulumi.resources.operator_mode import operator_expansion
 
-HERE = Path(__file__).resolve().parent
-CORPUS_PLANNER = HERE.parent.parent / "shared" / "conformance" / "corpus" / "vllm-v1beta1-disagg_planner.yaml"
-PLATFORMS: dict[str, dict[str, Any]] = {
-    "component": {"orchestrators": {"lws": {"enabled": True}}},
-    "grove": {"orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}}},
-}
-NAMESPACE = "bench"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_program import CORPUS, NAMESPACE, PLATFORMS, median_ms, synthetic_graph
 
-
-def _synthetic() -> dict[str, Any]:
-    spec = importlib.util.spec_from_file_location("bench_program", HERE / "bench_program.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.synthetic_graph()
-
-
-def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
-    fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
+CORPUS_PLANNER = CORPUS / "vllm-v1beta1-disagg_planner.yaml"
 
 
 def bench(label: str, source: Any, platform: dict[str, Any], repeat: int) -> None:
     operator_plan = plan(source, NAMESPACE, platform, mode="operator")
     predicted = len(operator_expansion(operator_plan))
-    render_plan_ms = _median_ms(lambda: plan(source, NAMESPACE, platform, mode="render"), repeat) if _renders(
-        source, platform) else float("nan")
-    operator_plan_ms = _median_ms(lambda: plan(source, NAMESPACE, platform, mode="operator"), repeat)
-    digest_ms = _median_ms(lambda: operator_expansion(operator_plan), repeat)
-    render_program_ms = _median_ms(
+    renders = _renders(source, platform)
+    render_plan_ms = median_ms(lambda: plan(source, NAMESPACE, platform, mode="render"), repeat) if renders else float("nan")
+    operator_plan_ms = median_ms(lambda: plan(source, NAMESPACE, platform, mode="operator"), repeat)
+    digest_ms = median_ms(lambda: operator_expansion(operator_plan), repeat)
+    render_program_ms = median_ms(
         lambda: run_program(lambda: deploy(source, NAMESPACE, platform, export=False)), repeat
-    ) if _renders(source, platform) else float("nan")
-    operator_program_ms = _median_ms(
+    ) if renders else float("nan")
+    operator_program_ms = median_ms(
         lambda: run_program(lambda: deploy(source, NAMESPACE, platform, export=False, mode="operator")), repeat
     )
     ratio = operator_program_ms / render_program_ms
@@ -77,8 +54,6 @@ def _ms(value: float) -> str:
 
 def _renders(source: Any, platform: dict[str, Any]) -> bool:
     """Render mode refuses the corpus planner graph (its planner needs the operator)."""
-    from dynamo_pulumi.errors import DynamoPulumiError
-
     try:
         plan(source, NAMESPACE, platform, mode="render")
     except DynamoPulumiError:
@@ -95,7 +70,7 @@ def main() -> None:
     for pathway, platform in PLATFORMS.items():
         if CORPUS_PLANNER.is_file():
             bench(f"corpus planner graph [{pathway}]", CORPUS_PLANNER, platform, args.repeat)
-        bench(f"synthetic: 25 components [{pathway}]", _synthetic(), platform, args.repeat)
+        bench(f"synthetic: 25 components [{pathway}]", synthetic_graph(), platform, args.repeat)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 Graphs: the largest corpus graph that renders (most objects; ``../shared`` needed, skipped when
 absent) and a synthetic 25-component graph (the schema's maximum: a frontend and 24 workers).
 "Render" = load + admission + render + plan (``program.plan``); "program" = the same plus every
-Pulumi registration under ``pulumi.runtime.set_mocks`` until the runtime is idle.
+Pulumi registration under ``pulumi.runtime.set_mocks`` until the runtime is idle; last, the outputs
+summary (GPU counts included) as a share of planning.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def largest_corpus_graph(platform: dict[str, Any]) -> Path | None:
     return best[1] if best else None
 
 
-def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
+def median_ms(fn: Callable[[], Any], repeat: int) -> float:
+    """Median wall time of ``fn`` over ``repeat`` runs, after one warm-up run."""
     fn()  # warm imports and caches
     samples = []
     for _ in range(repeat):
@@ -79,8 +81,8 @@ def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
 def bench(label: str, source: Any, platform: dict[str, Any], repeat: int) -> None:
     planned = plan(source, NAMESPACE, platform)
     count = len(planned.all_objects()) + len(planned.components) + 1
-    render_ms = _median_ms(lambda: plan(source, NAMESPACE, platform), repeat)
-    program_ms = _median_ms(lambda: run_program(lambda: deploy(source, NAMESPACE, platform, export=False)), repeat)
+    render_ms = median_ms(lambda: plan(source, NAMESPACE, platform), repeat)
+    program_ms = median_ms(lambda: run_program(lambda: deploy(source, NAMESPACE, platform, export=False)), repeat)
     print(f"{label:<56} {len(planned.components):>4} {count:>9} {render_ms:>11.1f} {program_ms:>12.1f} "
           f"{program_ms / render_ms:>7.1f}x")
 
@@ -96,8 +98,19 @@ def bench_outputs(platform: dict[str, Any], repeat: int) -> None:
         pool = gpu_node_pool(label={"pool": pulumi.Output.from_input("gpu-a")}, taint_key="nvidia.com/gpu")
         deploy(synthetic_graph(), NAMESPACE, platform, placement=pool, export=False)
 
-    program_ms = _median_ms(lambda: run_program(program), repeat)
+    program_ms = median_ms(lambda: run_program(program), repeat)
     print(f"{'synthetic: 25 components, Output placement':<56} {25:>4} {'':>9} {'':>11} {program_ms:>12.1f}")
+
+
+def bench_summary(platform: dict[str, Any], repeat: int) -> None:
+    """The outputs' share of planning: ``summarize`` (GPU counts by the renderer's rule over the
+    DRA objects, Services, URL), which ``plan`` also runs once for its GPU warnings."""
+    from dynamo_pulumi.resources.outputs import summarize
+
+    planned = plan(synthetic_graph(), NAMESPACE, platform)
+    plan_ms = median_ms(lambda: plan(synthetic_graph(), NAMESPACE, platform), repeat)
+    summary_ms = median_ms(lambda: summarize(planned), max(repeat, 20))
+    print(f"outputs summary of the 25-component graph: {summary_ms:.2f} ms = {summary_ms / plan_ms:.1%} of its plan")
 
 
 def main() -> None:
@@ -113,6 +126,7 @@ def main() -> None:
             bench(f"corpus: {largest.name} [{pathway}]", largest, platform, args.repeat)
         bench(f"synthetic: 25 components [{pathway}]", synthetic_graph(), platform, args.repeat)
     bench_outputs(PLATFORMS["component"], args.repeat)
+    bench_summary(PLATFORMS["component"], args.repeat)
 
 
 if __name__ == "__main__":

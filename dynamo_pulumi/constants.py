@@ -29,6 +29,10 @@ GROVE_API_VERSION: Final = "grove.io/v1alpha1"
 POD_CLIQUE_KIND: Final = "PodClique"
 POD_CLIQUE_SCALING_GROUP_KIND: Final = "PodCliqueScalingGroup"
 POD_CLIQUE_SET_KIND: Final = "PodCliqueSet"
+#: Kinds without a namespace among those a graph renders or reads (no namespace in their name or path).
+CLUSTER_SCOPED_KINDS: Final = frozenset(
+    {"ClusterRole", "ClusterRoleBinding", "Namespace", "PersistentVolume", "StorageClass", "DeviceClass"}
+)
 
 # --- ports ----------------------------------------------------------------------------------------
 
@@ -107,6 +111,7 @@ COMPONENT_TYPE_PREFILL: Final = "prefill"
 COMPONENT_TYPE_DECODE: Final = "decode"
 COMPONENT_TYPE_EPP: Final = "epp"
 COMPONENT_TYPE_DEFAULT: Final = "default"
+COMPONENT_TYPE_LPX: Final = "lpx"
 WORKER_COMPONENT_TYPES: Final = frozenset({COMPONENT_TYPE_WORKER, COMPONENT_TYPE_PREFILL, COMPONENT_TYPE_DECODE})
 COMPONENT_CLASS_WORKER: Final = "worker"
 

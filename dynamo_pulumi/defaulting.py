@@ -40,6 +40,7 @@ from dynamo_pulumi.api.v1beta1 import (
     ProviderOverride,
 )
 from dynamo_pulumi.constants import (
+    COMPONENT_TYPE_LPX,
     GROVE_API_VERSION,
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
@@ -59,7 +60,6 @@ SCOPE_ROLES_WORKER = "roles.worker"
 TARGET_POD_CLIQUE_SET = "PodCliqueSet"
 TARGET_POD_CLIQUE_TEMPLATE_SPEC = "PodCliqueTemplateSpec"
 TARGET_POD_CLIQUE_SCALING_GROUP_CONFIG = "PodCliqueScalingGroupConfig"
-COMPONENT_TYPE_LPX = "lpx"
 DEFAULT_MIN_AVAILABLE = 1
 
 

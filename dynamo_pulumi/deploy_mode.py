@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Literal
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
 from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden
 from dynamo_pulumi.planner_connector import planner_connector
 
@@ -30,8 +31,12 @@ Mode = Literal["render", "operator"]
 MODES: tuple[Mode, ...] = ("render", "operator")
 DEFAULT_MODE: Mode = "render"
 
-COMPONENT_TYPE_PLANNER = "planner"
-COMPONENT_TYPE_LPX = "lpx"
+#: Metadata operator mode never sends: the API server or the operator writes it, or, like
+#: ``ownerReferences`` (uids), it names objects of one particular cluster.
+NOT_SENT_METADATA: tuple[str, ...] = (
+    "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "selfLink",
+)
 USE_OPERATOR_MODE = 'deploy it with mode="operator" (CLI: --mode operator) on a cluster running the Dynamo operator'
 
 
@@ -102,3 +107,30 @@ def operator_only_errors(graph: object) -> list[FieldError]:
         errors += _lpx_errors(comp, path)
         errors += _checkpoint_errors(comp, path)
     return errors
+
+
+# --- what operator mode sends ------------------------------------------------------------------
+
+OWNER_REFERENCES_NOT_SENT = (
+    "metadata.ownerReferences is not sent in operator mode (its uids name objects of one cluster); "
+    "the operator, and the prediction, treat the object as unowned"
+)
+
+
+def without_unsent_metadata(graph: Graph) -> Graph:
+    """The graph as operator mode sends it (without :data:`NOT_SENT_METADATA`): what the operator
+    expands, so the prediction must be rendered from it (a DCD's DGD owner reference, for one,
+    decides its parent graph in render mode but never reaches the operator)."""
+    wire = graph.to_wire()
+    metadata = wire.get("metadata") or {}
+    if not any(key in metadata for key in NOT_SENT_METADATA):
+        return graph
+    wire["metadata"] = {k: v for k, v in metadata.items() if k not in NOT_SENT_METADATA}
+    return type(graph).model_validate(wire)
+
+
+def sent_in_operator_mode(graph: Graph) -> tuple[Graph, list[str]]:
+    """The graph the operator will expand, and a warning when metadata the user wrote is dropped."""
+    extra = graph.metadata.model_extra or {}
+    warnings = [OWNER_REFERENCES_NOT_SENT] if "ownerReferences" in extra else []
+    return without_unsent_metadata(graph), warnings

@@ -47,9 +47,18 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def json_digest(value: Any) -> str:
+    """The first :data:`DIGEST_LENGTH` hex characters of SHA-256 over :func:`canonical_json`.
+
+    The one digest of JSON data: object digests here, the readiness resource's ``revision`` and
+    the PodCliqueSet composition trigger all take it, so none can drift from the others.
+    """
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:DIGEST_LENGTH]
+
+
 def object_digest(obj: Mapping[str, Any]) -> str:
-    """The digest of one rendered object (first :data:`DIGEST_LENGTH` hex characters of SHA-256)."""
-    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()[:DIGEST_LENGTH]
+    """The digest of one rendered object."""
+    return json_digest(obj)
 
 
 def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -25,6 +25,7 @@ from typing import Any
 import pulumi
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND
+from dynamo_pulumi.deploy_mode import DEFAULT_MODE
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.placement import GpuPlacement
@@ -46,7 +47,7 @@ def plan(
     namespace: str | None = None,
     platform: Platform | Mapping[str, Any] | str | Path | None = None,
     placement: GpuPlacement | None = None,
-    mode: str = "render",
+    mode: str = DEFAULT_MODE,
 ) -> GraphPlan:
     """The plan of ``graph`` (default: the embedded example) in ``mode``. Raises on an invalid graph."""
     source = graph if graph is not None else default_graph_path()
@@ -60,7 +61,7 @@ def deploy(
     placement: GpuPlacement | None = None,
     opts: pulumi.ResourceOptions | None = None,
     export: bool = True,
-    mode: str = "render",
+    mode: str = DEFAULT_MODE,
     adopt: bool = False,
     readiness: ReadinessOptions | None = None,
 ) -> DynamoGraphDeployment | DynamoComponentDeployment:

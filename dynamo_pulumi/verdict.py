@@ -137,10 +137,15 @@ def _rendered(
 ) -> Verdict:
     """The admitted ``outcome`` with its rendering, or with rendering's refusals as errors
     (``predict_only``: as a warning and an empty prediction)."""
+    from dynamo_pulumi.deploy_mode import sent_in_operator_mode
     from dynamo_pulumi.render import RenderResult, render_graph  # late: a refused graph never pays for it
 
+    graph = loaded.object
+    if predict_only:  # the prediction is rendered from the custom resource as operator mode sends it
+        graph, notes = sent_in_operator_mode(graph)  # type: ignore[arg-type]
+        outcome = replace(outcome, warnings=[*outcome.warnings, *notes])
     try:
-        rendered = render_graph(loaded.object, platform, namespace, objects=objects)  # type: ignore[arg-type]
+        rendered = render_graph(graph, platform, namespace, objects=objects)  # type: ignore[arg-type]
     except RenderError as exc:
         if predict_only:
             note = f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"

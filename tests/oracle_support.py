@@ -7,6 +7,7 @@ converted by our loader, as the operator's conversion webhook would) through the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -56,3 +57,22 @@ def main_of(pod_spec: Mapping[str, Any]) -> dict[str, Any]:
 
 def docs(text: str) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all(text) if d]
+
+
+def alpha_graph(services: dict[str, Any], name: str = "test-dgd", namespace: str = "default",
+                metadata: Mapping[str, Any] | None = None, **spec: Any) -> str:
+    """A v1alpha1 DGD of ``services`` as JSON text; a service without ``extraPodSpec`` gets a main image."""
+    for service in services.values():
+        service.setdefault("extraPodSpec", {"mainContainer": {"image": "worker:1.4.0"}})
+    return json.dumps({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
+                       "metadata": {"name": name, "namespace": namespace, **(metadata or {})},
+                       "spec": {**spec, "services": services}})
+
+
+def beta_graph(components: list[dict[str, Any]], name: str = "test-dgd", namespace: str = "default",
+               **spec: Any) -> str:
+    """A v1beta1 DGD of ``components`` as JSON text; a component without a pod template gets a main image."""
+    for component in components:
+        component.setdefault("podTemplate", {"spec": {"containers": [{"name": "main", "image": "worker:1.4.0"}]}})
+    return json.dumps({"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
+                       "metadata": {"name": name, "namespace": namespace}, "spec": {**spec, "components": components}})

@@ -10,12 +10,13 @@ from grove_fixtures import component, graph, main_container
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.go_duration import format_go_duration, parse_go_duration
 from dynamo_pulumi.pcs_naming import grove_component_resource_name, pcs_name_for_dgd, pod_clique_names
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_pod_clique_set
 from dynamo_pulumi.render.grove.cliques import clique_min_available
 from dynamo_pulumi.render.grove.gms import rank_claim_template_name
-from dynamo_pulumi.render.grove.podcliqueset import format_go_duration, parse_go_duration
+from dynamo_pulumi.render.grove.podcliqueset import termination_delay
 from dynamo_pulumi.render.grove.provider_overrides import compose_overrides, effective_min_available
 from dynamo_pulumi.render.grove.roles import ServiceRole, expand_roles
 from dynamo_pulumi.render.grove.startup_order import startup_dependencies
@@ -186,8 +187,10 @@ def test_termination_delay_is_serialised_like_go_durations(text: str, expected: 
 
 
 def test_invalid_duration_is_a_render_error() -> None:
-    with pytest.raises(RenderError, match="invalid duration"):
-        parse_go_duration("fifteen minutes")
+    platform = Platform.model_validate({"orchestrators": {"grove": {"terminationDelay": "fifteen minutes"}}})
+    with pytest.raises(RenderError, match="invalid duration") as err:
+        termination_delay(platform)
+    assert err.value.path == "orchestrators.grove.terminationDelay"
 
 
 def test_priority_class_and_spec_metadata_reach_the_pcs() -> None:

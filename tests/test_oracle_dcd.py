@@ -18,6 +18,24 @@ from dynamo_pulumi.platform import Platform
 LWS = Platform.model_validate({"orchestrators": {"lws": {"enabled": True}}})
 
 
+def _frontend_dcd(metadata: str, name: str = "") -> str:
+    """A v1beta1 frontend DCD with ``metadata`` (flow-style YAML lines) and optional ``spec.name``."""
+    spec_name = f"  name: {name}\n" if name else ""
+    return f"""
+apiVersion: nvidia.com/v1beta1
+kind: DynamoComponentDeployment
+metadata:{metadata}
+spec:
+{spec_name}  type: frontend
+  podTemplate: {{spec: {{containers: [{{name: main, image: "frontend:1.4.0"}}]}}}}
+"""
+
+
+def _pod_template(result: Any, deployment: str) -> dict[str, Any]:
+    """The pod template of the rendered Deployment named ``deployment``."""
+    return of_kind(result, "Deployment")[deployment]["spec"]["template"]
+
+
 def _alpha_decode_dcd(annotations: dict[str, str] | None) -> str:
     return f"""
 apiVersion: nvidia.com/v1alpha1
@@ -203,20 +221,12 @@ def test_the_parent_graph_of_a_standalone_dcd_is_its_dynamo_graph_deployment_own
 
 
 def test_an_owned_v1beta1_dcd_labels_its_pods_with_the_owner_and_registers_under_its_namespace() -> None:
-    text = """
-apiVersion: nvidia.com/v1beta1
-kind: DynamoComponentDeployment
-metadata:
+    text = _frontend_dcd("""
   name: llama-frontend
   namespace: prod
-  ownerReferences: [{apiVersion: nvidia.com/v1beta1, kind: DynamoGraphDeployment, name: llama, uid: u1, controller: true}]
-spec:
-  name: frontend
-  type: frontend
-  podTemplate: {spec: {containers: [{name: main, image: "frontend:1.4.0"}]}}
-"""
-    result = render_yaml(text)
-    template = of_kind(result, "Deployment")["llama-frontend"]["spec"]["template"]
+  ownerReferences: [{apiVersion: nvidia.com/v1beta1, kind: DynamoGraphDeployment, name: llama, uid: u1, controller: true}]""",
+                         name="frontend")
+    template = _pod_template(render_yaml(text), "llama-frontend")
     assert template["metadata"]["labels"]["nvidia.com/dynamo-graph-deployment-name"] == "llama"
     assert template["metadata"]["labels"]["nvidia.com/dynamo-namespace"] == "prod-llama"
     values = env(main_of(template["spec"]))
@@ -227,15 +237,8 @@ spec:
 def test_a_graph_label_without_an_owner_labels_the_pods_but_not_their_env() -> None:
     """``generatePodTemplateSpec`` reads the graph label for the pod label; the env
     (``GenerateBasePodSpecForController``) reads only the owner, else the DCD's own name."""
-    text = """
-apiVersion: nvidia.com/v1beta1
-kind: DynamoComponentDeployment
-metadata: {name: fe, namespace: prod, labels: {nvidia.com/dynamo-graph-deployment-name: llama}}
-spec:
-  type: frontend
-  podTemplate: {spec: {containers: [{name: main, image: "frontend:1.4.0"}]}}
-"""
-    template = of_kind(render_yaml(text), "Deployment")["fe"]["spec"]["template"]
+    text = _frontend_dcd(" {name: fe, namespace: prod, labels: {nvidia.com/dynamo-graph-deployment-name: llama}}")
+    template = _pod_template(render_yaml(text), "fe")
     assert template["metadata"]["labels"]["nvidia.com/dynamo-graph-deployment-name"] == "llama"
     assert template["metadata"]["labels"]["nvidia.com/dynamo-namespace"] == "prod-llama"
     assert env(main_of(template["spec"]))["DYN_PARENT_DGD_K8S_NAME"] == "fe"
@@ -243,15 +246,9 @@ spec:
 
 # from dynamocomponentdeployment_controller_test.go: TestDynamoComponentDeploymentReconciler_dcdIngressSpecDefaultsFromParentDGD
 def test_a_frontend_dcd_of_a_graph_gets_the_default_ingress_for_its_parent() -> None:
-    text = """
-apiVersion: nvidia.com/v1beta1
-kind: DynamoComponentDeployment
-metadata: {name: test-dgd-frontend, namespace: default, labels: {nvidia.com/dynamo-graph-deployment-name: test-dgd}}
-spec:
-  name: frontend
-  type: frontend
-  podTemplate: {spec: {containers: [{name: main, image: "frontend:1.4.0"}]}}
-"""
+    text = _frontend_dcd(
+        " {name: test-dgd-frontend, namespace: default, labels: {nvidia.com/dynamo-graph-deployment-name: test-dgd}}",
+        name="frontend")
     platform = Platform.model_validate({"ingress": {"controllerClassName": "nginx", "hostSuffix": "example.com"}})
     (ingress,) = of_kind(render_doc(docs(text)[0], platform), "Ingress").values()
     assert ingress["spec"]["ingressClassName"] == "nginx"
@@ -275,7 +272,7 @@ spec:
   podTemplate: {spec: {containers: [{name: main, image: "vllm:1.4.0"}]}}
 """
     result = render_yaml(text)
-    template = of_kind(result, "Deployment")["qwen-prefill-db6b6891"]["spec"]["template"]
+    template = _pod_template(result, "qwen-prefill-db6b6891")
     assert template["metadata"]["labels"]["nvidia.com/dynamo-component-type"] == "prefill"
     assert env(main_of(template["spec"]))["DYN_COMPONENT"] == "prefill"
     services = of_kind(result, "Service").values()

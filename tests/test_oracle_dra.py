@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from dra_support import ONE_GPU, dra_graph
 from oracle_support import GROVE, cliques, docs, main_of, of_kind, render_yaml
 
 from dynamo_pulumi.errors import RenderError
@@ -173,45 +174,9 @@ def test_scalar_gpus_win_over_an_unresolvable_claim() -> None:
     assert resolve_gpu_count(container) == 8
 
 
-_ONE_GPU = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com, allocationMode: ExactCount, count: 1}
-"""
-
-
-def _dra_graph(framework: str, args: list[str], annotations: str = "{}", template: str = "one-gpu") -> str:
-    return f"""
-apiVersion: nvidia.com/v1beta1
-kind: DynamoGraphDeployment
-metadata: {{name: dra-test, namespace: default, annotations: {annotations}}}
-spec:
-  backendFramework: {framework}
-  components:
-  - name: agg
-    type: worker
-    multinode: {{nodeCount: 2}}
-    podTemplate:
-      spec:
-        resourceClaims: [{{name: gpu, resourceClaimTemplateName: {template}}}]
-        containers:
-        - name: main
-          image: test:1.0.0
-          command: [python3]
-          args: {args}
-          resources: {{claims: [{{name: gpu}}]}}
-"""
-
-
 # from graph_test.go: TestGenerateGrovePodCliqueSet_TRTLLMMultinodeDRA
 def test_trtllm_multinode_mpirun_size_comes_from_the_claim_template_in_the_same_file() -> None:
-    result = render_yaml(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + _ONE_GPU, GROVE)
+    result = render_yaml(dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + ONE_GPU, GROVE)
     found = cliques(result)
     leader, worker = main_of(found["agg-ldr"]["spec"]["podSpec"]), main_of(found["agg-wkr"]["spec"]["podSpec"])
     assert len(leader["args"]) == 1
@@ -222,9 +187,9 @@ def test_trtllm_multinode_mpirun_size_comes_from_the_claim_template_in_the_same_
 
 # from graph_test.go: TestGenerateGrovePodCliqueSet_VLLMMultinodeDRA
 def test_vllm_multinode_mp_launch_from_a_claim_only_gpu_count() -> None:
-    text = _dra_graph("vllm", ["-m", "dynamo.vllm", "--tensor-parallel-size", "2"],
+    text = dra_graph("vllm", ["-m", "dynamo.vllm", "--tensor-parallel-size", "2"],
                       annotations="{nvidia.com/vllm-distributed-executor-backend: mp}")
-    found = cliques(render_yaml(text, GROVE, objects=docs(_ONE_GPU)))
+    found = cliques(render_yaml(text, GROVE, objects=docs(ONE_GPU)))
     leader, worker = main_of(found["agg-ldr"]["spec"]["podSpec"]), main_of(found["agg-wkr"]["spec"]["podSpec"])
     for flag in ("--distributed-executor-backend", "--nnodes", "--node-rank", "0"):
         assert flag in leader["args"]
@@ -240,13 +205,13 @@ def test_vllm_multinode_mp_launch_from_a_claim_only_gpu_count() -> None:
 def test_the_platform_fact_states_the_gpus_of_a_claim_template_not_given_beside_the_graph() -> None:
     platform = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}},
                                         "cluster": {"resourceClaimGpus": {"one-gpu": 4}}})
-    found = cliques(render_yaml(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]), platform))
+    found = cliques(render_yaml(dra_graph("trtllm", ["-m", "dynamo.trtllm"]), platform))
     assert "--oversubscribe -n 8 " in main_of(found["agg-ldr"]["spec"]["podSpec"])["args"][0]
 
 
 def test_an_unknown_claim_template_is_refused_naming_the_claim_and_both_ways_to_provide_it() -> None:
     with pytest.raises(RenderError) as err:
-        render_yaml(_dra_graph("trtllm", ["-m", "dynamo.trtllm"], template="eight-gpus"), GROVE)
+        render_yaml(dra_graph("trtllm", ["-m", "dynamo.trtllm"], template="eight-gpus"), GROVE)
     message = str(err.value)
     assert "ResourceClaim 'gpu'" in message
     assert "ResourceClaimTemplate 'eight-gpus'" in message
@@ -255,18 +220,17 @@ def test_an_unknown_claim_template_is_refused_naming_the_claim_and_both_ways_to_
 
 
 def test_a_claim_template_of_another_namespace_is_not_visible() -> None:
-    other = _ONE_GPU.replace("namespace: default", "namespace: elsewhere")
+    other = ONE_GPU.replace("namespace: default", "namespace: elsewhere")
     with pytest.raises(RenderError, match="'one-gpu' is not known offline"):
-        render_yaml(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + other, GROVE)
+        render_yaml(dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + other, GROVE)
 
 
 # from graph_test.go: TestGenerateGrovePodCliqueSet_DoesNotResolveUnusedContainerGPUCount
 @pytest.mark.parametrize(("framework", "nodes", "module"), [("sglang", 2, "dynamo.sglang"), ("vllm", 1, "dynamo.vllm")],
                          ids=["multinode SGLang", "single-node vLLM"])
 def test_a_gpu_count_no_launch_needs_is_never_resolved(framework: str, nodes: int, module: str) -> None:
-    text = _dra_graph(framework, ["-m", module], template="missing-network-template")
-    if nodes == 1:  # the Go input's nodeCount 1 is below the CRD minimum: a single-node component has none
-        text = text.replace("    multinode: {nodeCount: 2}\n", "")
+    # the Go input's nodeCount 1 is below the CRD minimum: a single-node component has none
+    text = dra_graph(framework, ["-m", module], template="missing-network-template", nodes=nodes)
     text = text.replace("name: gpu,", "name: network,")
     text = text.replace("claims: [{name: gpu}]", "claims: [{name: network}]")
     assert cliques(render_yaml(text, GROVE))
@@ -280,16 +244,16 @@ def _pulumi_leader_args(program: Any) -> str:
 
 
 def test_a_pulumi_program_passes_the_claim_template_it_deploys_as_objects() -> None:
-    graph = yaml.safe_load(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]))
+    graph = yaml.safe_load(dra_graph("trtllm", ["-m", "dynamo.trtllm"]))
     platform = {"orchestrators": {"grove": {"enabled": True}}}
     args = _pulumi_leader_args(lambda: DynamoGraphDeployment(
-        "dra-test", graph, namespace="default", platform=platform, objects=docs(_ONE_GPU)))
+        "dra-test", graph, namespace="default", platform=platform, objects=docs(ONE_GPU)))
     assert "--oversubscribe -n 2 " in args
 
 
 def test_a_pulumi_program_reads_the_claim_template_from_the_graph_file(tmp_path: Any) -> None:
     path = tmp_path / "graph.yaml"
-    path.write_text(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + _ONE_GPU)
+    path.write_text(dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + ONE_GPU)
     platform = {"orchestrators": {"grove": {"enabled": True}}}
     args = _pulumi_leader_args(lambda: DynamoGraphDeployment("dra-test", str(path), platform=platform))
     assert "--oversubscribe -n 2 " in args
@@ -298,7 +262,7 @@ def test_a_pulumi_program_reads_the_claim_template_from_the_graph_file(tmp_path:
 def test_the_lws_pathway_counts_claim_only_gpus_the_same_way() -> None:
     """The DCD controller resolves the same count (``containerGPUCount``) for its LWS leader."""
     platform = Platform.model_validate({"orchestrators": {"grove": {"enabled": False}, "lws": {"enabled": True}}})
-    result = render_yaml(_dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + _ONE_GPU, platform)
+    result = render_yaml(dra_graph("trtllm", ["-m", "dynamo.trtllm"]) + "---" + ONE_GPU, platform)
     (lws,) = of_kind(result, "LeaderWorkerSet").values()
     leader = main_of(lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"])
     assert "--oversubscribe -n 2 " in leader["args"][0]

@@ -9,29 +9,14 @@ operator really shows them: on the rendered workloads.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from oracle_support import COMPONENT, env, main_of, of_kind, render_yaml
+from oracle_support import COMPONENT, alpha_graph, beta_graph, env, main_of, of_kind, render_yaml
 
 from dynamo_pulumi.naming import dcd_name
 from dynamo_pulumi.render import RenderResult
 from dynamo_pulumi.render.dcd_identity import component_name_of
-
-
-def _alpha(services: dict[str, Any], name: str = "test-dgd", namespace: str = "default", **spec: Any) -> str:
-    for service in services.values():
-        service.setdefault("extraPodSpec", {"mainContainer": {"image": "worker:1.4.0"}})
-    return json.dumps({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
-                       "metadata": {"name": name, "namespace": namespace}, "spec": {**spec, "services": services}})
-
-
-def _beta(components: list[dict[str, Any]], name: str = "test-dgd", namespace: str = "default", **spec: Any) -> str:
-    for component in components:
-        component.setdefault("podTemplate", {"spec": {"containers": [{"name": "main", "image": "worker:1.4.0"}]}})
-    return json.dumps({"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
-                       "metadata": {"name": name, "namespace": namespace}, "spec": {**spec, "components": components}})
 
 
 def _dcds(result: RenderResult) -> dict[str, dict[str, Any]]:
@@ -45,7 +30,7 @@ def _pod_template(result: RenderResult, component: str) -> dict[str, Any]:
 
 # from graph_test.go: Test_GetDynamoComponentDeploymentsGlobalNamespace
 def test_generated_dcds_carry_the_global_or_graph_dynamo_namespace() -> None:
-    text = _alpha({"service1": {"componentType": "frontend", "globalDynamoNamespace": True, "replicas": 3},
+    text = alpha_graph({"service1": {"componentType": "frontend", "globalDynamoNamespace": True, "replicas": 3},
                    "service2": {"componentType": "worker", "replicas": 3}},
                   name="test-dynamographdeployment", backendFramework="sglang")
     dcds = _dcds(render_yaml(text, COMPONENT))
@@ -59,7 +44,7 @@ _KV_POLICY = {"labelKey": "topology.kubernetes.io/zone", "domain": "zone", "enfo
 
 # from graph_test.go: TestGenerateDynamoComponentsDeployments_AddsTopologyLabelAnnotationToWorkers
 def test_the_kv_transfer_label_key_marks_worker_dcds_and_their_workloads_only() -> None:
-    text = _beta([{"name": "worker", "type": "worker"}, {"name": "frontend", "type": "frontend"}],
+    text = beta_graph([{"name": "worker", "type": "worker"}, {"name": "frontend", "type": "frontend"}],
                  backendFramework="vllm", experimental={"kvTransferPolicy": _KV_POLICY})
     result = render_yaml(text, COMPONENT)
     dcds = _dcds(result)
@@ -73,7 +58,7 @@ def test_the_kv_transfer_label_key_marks_worker_dcds_and_their_workloads_only() 
 # from graph_test.go: TestGenerateDynamoComponentsDeployments_SkipsTopologyLabelAnnotationWithoutLabelKey
 def test_a_kv_transfer_policy_without_label_key_marks_nothing() -> None:
     policy = {k: v for k, v in _KV_POLICY.items() if k != "labelKey"}
-    result = render_yaml(_beta([{"name": "worker", "type": "worker"}], backendFramework="vllm",
+    result = render_yaml(beta_graph([{"name": "worker", "type": "worker"}], backendFramework="vllm",
                                experimental={"kvTransferPolicy": policy}), COMPONENT)
     assert "nvidia.com/topology-label-key" not in (_dcds(result)["worker"]["metadata"].get("annotations") or {})
     assert "nvidia.com/topology-label-key" not in (_pod_template(result, "worker")["metadata"].get("annotations") or {})
@@ -81,7 +66,7 @@ def test_a_kv_transfer_policy_without_label_key_marks_nothing() -> None:
 
 # from graph_test.go: TestGenerateDynamoComponentsDeploymentsAddsWorkerClassForEPP
 def test_workers_of_a_graph_with_an_epp_are_labelled_worker_class() -> None:
-    text = _beta([{"name": "epp", "type": "epp"}, {"name": "prefill", "type": "prefill"}], name="my-dgd", namespace="ns")
+    text = beta_graph([{"name": "epp", "type": "epp"}, {"name": "prefill", "type": "prefill"}], name="my-dgd", namespace="ns")
     result = render_yaml(text, COMPONENT)
     prefill = _dcds(result)["prefill"]
     assert prefill["metadata"]["labels"]["nvidia.com/dynamo-component-class"] == "worker"
@@ -90,7 +75,7 @@ def test_workers_of_a_graph_with_an_epp_are_labelled_worker_class() -> None:
 
 # from graph_test.go: TestGenerateDynamoComponentsDeployments_InferBackendFrameworkForGeneratedDCDs
 def test_generated_dcds_get_the_backend_framework_detected_from_the_worker_command() -> None:
-    text = _alpha({"frontend": {"componentType": "frontend", "replicas": 1},
+    text = alpha_graph({"frontend": {"componentType": "frontend", "replicas": 1},
                    "decode": {"componentType": "worker", "subComponentType": "decode", "replicas": 1,
                               "extraPodSpec": {"mainContainer": {
                                   "image": "vllm:1.4.0", "command": ["python3"],
@@ -121,7 +106,7 @@ def test_graph_spec_metadata_reaches_the_pods_under_the_services_own() -> None:
     ``GetDCDKubeLabels`` puts the pod-template layer last: for a key both set, the pods carry the
     graph's value (the Go expectation ``svc`` rests on ``betaDGD`` writing service labels into the
     pod template). Keys only one side sets arrive from both."""
-    text = _alpha({"frontend": {"componentType": "frontend", "replicas": 1, "annotations": {"shared": "svc"},
+    text = alpha_graph({"frontend": {"componentType": "frontend", "replicas": 1, "annotations": {"shared": "svc"},
                                 "labels": {"shared-label": "svc", "svc-only": "val"}}},
                   name="test-dgd", namespace="ns",
                   annotations={"team/cost-center": "abc", "shared": "dgd"},
@@ -139,7 +124,7 @@ def test_graph_spec_metadata_reaches_the_pods_under_the_services_own() -> None:
 
 # from graph_test.go: TestGenerateDynamoComponentsDeployments_PropagatesPreservedAlphaServiceAnnotations
 def test_preserved_alpha_service_data_reaches_the_frontend_workloads() -> None:
-    text = _alpha({"frontend": {"serviceName": "frontend", "dynamoNamespace": "custom-ns", "componentType": "frontend",
+    text = alpha_graph({"frontend": {"serviceName": "frontend", "dynamoNamespace": "custom-ns", "componentType": "frontend",
                                 "subComponentType": "legacy-sub", "annotations": {"legacy-annotation": "kept"},
                                 "labels": {"legacy-label": "kept"},
                                 "ingress": {"enabled": True, "host": "legacy.example",
@@ -186,7 +171,7 @@ def test_graph_spec_metadata_merges_under_the_component_pod_template_metadata(
         spec["annotations"] = dgd_annotations
     if dgd_labels:
         spec["labels"] = dgd_labels
-    dcd = _dcds(render_yaml(_beta([component], **spec), COMPONENT))["frontend"]
+    dcd = _dcds(render_yaml(beta_graph([component], **spec), COMPONENT))["frontend"]
     template_meta = dcd["spec"]["podTemplate"].get("metadata") or {}
     # the defaulting webhook's origin-version annotation propagates too (TestPropagateDGDAnnotations)
     user_annotations = {k: v for k, v in (template_meta.get("annotations") or {}).items()
@@ -199,7 +184,7 @@ def test_graph_spec_metadata_merges_under_the_component_pod_template_metadata(
 # from graph_test.go: TestGenerateComponentContext (the pod env of a converted component ignores a
 # deprecated dynamoNamespace and is computed from the Kubernetes namespace and the graph name)
 def test_the_pod_env_dynamo_namespace_is_computed_from_namespace_and_graph() -> None:
-    text = _alpha({"Frontend": {"componentType": "frontend", "dynamoNamespace": "ignored"}},
+    text = alpha_graph({"Frontend": {"componentType": "frontend", "dynamoNamespace": "ignored"}},
                   name="my-graph", namespace="prod")
     template = _pod_template(render_yaml(text, COMPONENT), "Frontend")
     assert env(main_of(template["spec"]))["DYN_NAMESPACE"] == "prod-my-graph"

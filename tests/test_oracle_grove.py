@@ -9,23 +9,17 @@ webhook does (our loader), and the expectations hold through the preserved-alpha
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from oracle_support import GROVE, cliques, env, main_of, of_kind, pcs, render_yaml
+from oracle_support import GROVE, alpha_graph, cliques, env, main_of, of_kind, pcs, render_yaml
 
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 
 
 def _alpha_graph(services: dict[str, Any], metadata: dict[str, Any] | None = None, **spec: Any) -> str:
-    for service in services.values():
-        service.setdefault("extraPodSpec", {"mainContainer": {"image": "worker:1.4.0"}})
-    body = {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
-            "metadata": {"name": "test-dgd", "namespace": "ns", **(metadata or {})},
-            "spec": {**spec, "services": services}}
-    return json.dumps(body)
+    return alpha_graph(services, namespace="ns", metadata=metadata, **spec)
 
 
 # from graph_test.go: TestGenerateLabelsAndAnnotations_UsePreservedAlphaDGDServiceMetadata

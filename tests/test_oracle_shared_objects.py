@@ -5,28 +5,17 @@ counterpart (a declarative deployment removes what it no longer renders)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from oracle_support import COMPONENT, GROVE, of_kind, render_yaml
+from oracle_support import COMPONENT, GROVE, alpha_graph, beta_graph, of_kind, render_yaml
 
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 
 
 def _beta(components: list[dict[str, Any]], name: str = "graph", namespace: str = "ns", **spec: Any) -> str:
-    for component in components:
-        component.setdefault("podTemplate", {"spec": {"containers": [{"name": "main", "image": "worker:1.4.0"}]}})
-    return json.dumps({"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
-                       "metadata": {"name": name, "namespace": namespace}, "spec": {**spec, "components": components}})
-
-
-def _alpha(services: dict[str, Any], name: str = "test-dgd") -> str:
-    for service in services.values():
-        service.setdefault("extraPodSpec", {"mainContainer": {"image": "worker:1.4.0"}})
-    return json.dumps({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
-                       "metadata": {"name": name, "namespace": "default"}, "spec": {"services": services}})
+    return beta_graph(components, name, namespace, **spec)
 
 
 # from epp/inference_pool_test.go: TestGenerateInferencePoolSelectsWorkerClass
@@ -60,7 +49,7 @@ def test_scaling_adapters_are_created_per_enabled_component(case: str, services:
                                                            want: dict[str, int]) -> None:
     for name, service in services.items():
         service["componentType"] = "frontend" if name == "Frontend" else "worker"
-    adapters = of_kind(render_yaml(_alpha(services, graph), COMPONENT), "DynamoGraphDeploymentScalingAdapter")
+    adapters = of_kind(render_yaml(alpha_graph(services, graph), COMPONENT), "DynamoGraphDeploymentScalingAdapter")
     assert {name: a["spec"]["replicas"] for name, a in adapters.items()} == want
 
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-from kubernetes.client.rest import ApiException
-from kubernetes.dynamic.exceptions import NotFoundError
 from test_readiness_support import patched, recorded
 
 from dynamo_pulumi.readiness import (
@@ -20,7 +17,6 @@ from dynamo_pulumi.readiness import (
     MIXED_NOT_READY_REASONS,
     PODS_NOT_READY,
     SOME_RESOURCES_ARE_NOT_READY,
-    DynamicClientReader,
     InMemoryReader,
     ObjectReader,
     ReadinessResult,
@@ -432,73 +428,3 @@ def test_in_memory_reader_is_an_object_reader() -> None:
     assert isinstance(reader, ObjectReader)
     assert reader.get("apps/v1", "Deployment", "dynamo", "vllm-agg-frontend") == recorded("deployment")
     assert reader.get("apps/v1", "Deployment", "other", "vllm-agg-frontend") is None
-
-
-class _Instance:
-    def __init__(self, obj: dict[str, Any]) -> None:
-        self._obj = obj
-
-    def to_dict(self) -> dict[str, Any]:
-        return self._obj
-
-
-class _Resource:
-    def __init__(self, namespaced: bool, objects: dict[tuple[str | None, str], dict[str, Any]]) -> None:
-        self.namespaced = namespaced
-        self._objects = objects
-        self.calls: list[dict[str, Any]] = []
-
-    def get(self, **kwargs: Any) -> _Instance:
-        self.calls.append(kwargs)
-        key = (kwargs.get("namespace"), kwargs["name"])
-        if key not in self._objects:
-            raise NotFoundError(ApiException(status=404, reason="Not Found"))
-        return _Instance(self._objects[key])
-
-
-class _Resources:
-    def __init__(self, resource: _Resource) -> None:
-        self.resource = resource
-        self.lookups: list[tuple[str, str]] = []
-
-    def get(self, *, api_version: str, kind: str) -> _Resource:
-        self.lookups.append((api_version, kind))
-        return self.resource
-
-
-class _FakeDynamicClient:
-    """The two attributes of ``kubernetes.dynamic.DynamicClient`` the reader uses."""
-
-    def __init__(self, resource: _Resource) -> None:
-        self.resources = _Resources(resource)
-
-
-def test_dynamic_client_reader() -> None:
-    pclq = recorded("podclique")
-    resource = _Resource(True, {("dynamo", "vllm-multinode-0-frontend"): pclq})
-    client = _FakeDynamicClient(resource)
-    reader = DynamicClientReader(client)
-    assert isinstance(reader, ObjectReader)
-    assert reader.get("grove.io/v1alpha1", "PodClique", "dynamo", "vllm-multinode-0-frontend") == pclq
-    assert reader.get("grove.io/v1alpha1", "PodClique", "dynamo", "missing") is None
-    assert client.resources.lookups[0] == ("grove.io/v1alpha1", "PodClique")
-    assert resource.calls[0] == {"name": "vllm-multinode-0-frontend", "namespace": "dynamo"}
-
-
-def test_dynamic_client_reader_propagates_other_errors() -> None:
-    class _Forbidden(_Resource):
-        def get(self, **kwargs: Any) -> _Instance:
-            raise ApiException(status=403, reason="Forbidden")
-
-    reader = DynamicClientReader(_FakeDynamicClient(_Forbidden(True, {})))
-    with pytest.raises(ApiException):
-        reader.get("apps/v1", "Deployment", "dynamo", "x")
-
-
-def test_dynamic_client_reader_cluster_scoped() -> None:
-    resource = _Resource(False, {(None, "gpu.nvidia.com"): {"kind": "DeviceClass"}})
-    reader = DynamicClientReader(_FakeDynamicClient(resource))
-    assert reader.get("resource.k8s.io/v1", "DeviceClass", "ignored", "gpu.nvidia.com") == {
-        "kind": "DeviceClass"
-    }
-    assert resource.calls == [{"name": "gpu.nvidia.com"}]

@@ -179,3 +179,38 @@ def test_the_root_program_takes_the_mode_from_stack_config():
     root = Path(__file__).resolve().parent.parent / "__main__.py"
     rec, _ = run_program(lambda: runpy.run_path(str(root), run_name="__main__"), config={"dynamo-pulumi:mode": "operator"})
     assert [r.type for r in _kubernetes_objects(rec)] == [DGD_CR]
+
+
+OWNED_DCD = """
+apiVersion: nvidia.com/v1beta1
+kind: DynamoComponentDeployment
+metadata:
+  name: llama-frontend
+  namespace: prod
+  uid: 0b9d3c1e
+  ownerReferences: [{apiVersion: nvidia.com/v1beta1, kind: DynamoGraphDeployment, name: llama, uid: u1, controller: true}]
+spec:
+  name: frontend
+  type: frontend
+  podTemplate: {spec: {containers: [{name: main, image: "frontend:1.4.0"}]}}
+"""
+
+
+def _parent_env(plan) -> str:
+    (deployment,) = [p.obj for p in plan.all_objects() if p.kind == "Deployment"]
+    (main,) = deployment["spec"]["template"]["spec"]["containers"]
+    return next(e["value"] for e in main["env"] if e["name"] == "DYN_PARENT_DGD_K8S_NAME")
+
+
+def test_the_prediction_renders_the_custom_resource_as_sent_without_owner_references():
+    """The owner reference decides a DCD's parent graph (render mode), but operator mode never
+    sends it, so the operator, and therefore the prediction, see a DCD of no graph."""
+    from dynamo_pulumi.resources.operator_mode import custom_resource_document
+
+    operator = plan_graph(OWNED_DCD, mode="operator")
+    assert custom_resource_document(operator)["metadata"] == {"name": "llama-frontend", "namespace": "prod"}
+    assert _parent_env(operator) == "llama-frontend"
+    assert any("metadata.ownerReferences is not sent in operator mode" in w for w in operator.warnings)
+    render = plan_graph(OWNED_DCD, mode="render")
+    assert _parent_env(render) == "llama"
+    assert not any("ownerReferences" in w for w in render.warnings)

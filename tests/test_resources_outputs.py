@@ -5,8 +5,9 @@ from __future__ import annotations
 from resources_fixtures import GRAPH, HASH, NS, small_plan
 
 from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.render.backends.gpus import pod_gpu_count
 from dynamo_pulumi.resources import DynamoGraphDeployment
-from dynamo_pulumi.resources.outputs import pod_gpus, summarize
+from dynamo_pulumi.resources.outputs import summarize
 
 
 def test_component_outputs_name_the_workload_service_replicas_and_gpus():
@@ -43,7 +44,7 @@ def test_pod_gpus_counts_only_gpu_resources_of_regular_containers():
         {"resources": {"requests": {"amd.com/gpu": 1}}},
         {"resources": {}},
     ], "initContainers": [{"resources": {"limits": {"nvidia.com/gpu": 8}}}]}
-    assert pod_gpus(pod) == 3
+    assert pod_gpu_count(pod) == 3
 
 
 def test_leaderworkerset_gpus_count_leader_and_workers():
@@ -53,7 +54,7 @@ def test_leaderworkerset_gpus_count_leader_and_workers():
         "size": 3,
         "workerTemplate": {"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": 8}}}]}},
     }}}
-    assert sum(n * pod_gpus(p) for n, p in _pods_of_workload(lws, "x")) == 2 * 3 * 8
+    assert sum(n * pod_gpu_count(p) for n, p in _pods_of_workload(lws, "x")) == 2 * 3 * 8
 
 
 def test_gpu_totals_agree_between_grove_and_leaderworkerset_pathways():

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dynamo_pulumi.constants import CLUSTER_SCOPED_KINDS
+
 #: Kinds whose plural is not ``lower(kind) + "s"``.
 _IRREGULAR_PLURALS: Final = {"Ingress": "ingresses", "NetworkPolicy": "networkpolicies"}
-#: Cluster-scoped kinds among what a graph renders.
-_CLUSTER_SCOPED: Final = frozenset({"ClusterRole", "ClusterRoleBinding", "Namespace", "DeviceClass", "PersistentVolume"})
 #: Seconds to wait for a connection, and for each read of a non-watch response.
 CONNECT_TIMEOUT: Final = 10.0
 READ_TIMEOUT: Final = 30.0
@@ -54,7 +54,7 @@ class ResourceRef:
     def path(self, namespace: str, name: str = "") -> str:
         """The REST path of the kind (or one object), as the API server serves it."""
         prefix = f"/api/{self.api_version}" if "/" not in self.api_version else f"/apis/{self.api_version}"
-        scope = "" if self.kind in _CLUSTER_SCOPED else f"/namespaces/{namespace}"
+        scope = "" if self.kind in CLUSTER_SCOPED_KINDS else f"/namespaces/{namespace}"
         return f"{prefix}{scope}/{self.plural}" + (f"/{name}" if name else "")
 
     def __str__(self) -> str:
@@ -106,7 +106,7 @@ class ClusterApi:
         from kubernetes import client
 
         options = {"_preload_content": False, "_request_timeout": (CONNECT_TIMEOUT, read_timeout)}
-        scoped = ref.kind not in _CLUSTER_SCOPED
+        scoped = ref.kind not in CLUSTER_SCOPED_KINDS
         group, _, version = ref.api_version.rpartition("/")
         if not group:
             core = client.CoreV1Api(self._client)

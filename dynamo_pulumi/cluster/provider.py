@@ -36,6 +36,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS
 from dynamo_pulumi.readiness.status import GraphStatus
 from dynamo_pulumi.readiness.targets import DCD_KIND, DGD_KIND, MODES, WaitRequest, WatchTarget
 
@@ -61,7 +62,7 @@ def wait_request(props: Mapping[str, Any]) -> WaitRequest:
         graph=str(props["graph"]),
         namespace=str(props["namespace"]),
         targets=tuple(WatchTarget.from_input(t) for t in props.get("targets") or ()),
-        timeout_seconds=float(props.get("timeout_seconds") or 3600),
+        timeout_seconds=float(props.get("timeout_seconds") or DEFAULT_TIMEOUT_SECONDS),
         pod_selector=str(props.get("pod_selector") or ""),
     )
 

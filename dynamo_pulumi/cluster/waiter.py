@@ -20,10 +20,12 @@ from typing import Any, Final
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
+from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
+from dynamo_pulumi.go_duration import format_go_duration
 from dynamo_pulumi.readiness.operator_mode import operator_status
 from dynamo_pulumi.readiness.reasons import component_problems
 from dynamo_pulumi.readiness.status import ComponentState, GraphStatus, changed_components, render_status
-from dynamo_pulumi.readiness.targets import KUBE_LABEL_DYNAMO_COMPONENT, WaitRequest
+from dynamo_pulumi.readiness.targets import WaitRequest
 
 POD: Final = ResourceRef("v1", "Pod")
 EVENT: Final = ResourceRef("v1", "Event")
@@ -40,11 +42,6 @@ def _fatal(ref: ResourceRef, namespace: str, failure: ApiFailure) -> ClusterErro
     if failure.status == 401:
         return ClusterError(f"unauthorized: the API server rejected the credentials: {failure.message}")
     return ClusterError(failure.message if failure.status == 0 else f"listing {ref.plural}: HTTP {failure.status}: {failure.message}")
-
-
-def format_duration(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 class Waiter:
@@ -102,23 +99,24 @@ class Waiter:
         why = self.why(state, events)
         return f"{state.summary()}: {why}" if why else state.summary()
 
+    def _events(self, status: GraphStatus) -> list[dict[str, Any]]:
+        """The namespace's events, read once and only when some component needs explaining."""
+        if not status.not_ready():
+            return []
+        try:
+            return list(self.api.list(EVENT, self.request.namespace).get("items") or [])
+        except ApiFailure:
+            return []  # reasons from pods alone are still worth printing
+
     def reasons(self, status: GraphStatus) -> dict[str, str]:
-        """component -> why it is not ready, with events read once (only when explaining)."""
-        events: list[dict[str, Any]] = []
-        if status.not_ready():
-            try:
-                events = list(self.api.list(EVENT, self.request.namespace).get("items") or [])
-            except ApiFailure:
-                events = []  # reasons from pods alone are still worth printing
+        """component -> why it is not ready (``dynamo-pulumi status``'s reason column)."""
+        events = self._events(status)
         return {state.component: self.why(state, events) for state in status.not_ready()}
 
     def explain(self, status: GraphStatus) -> list[str]:
-        """One line per unready component (the graph's own message when none is listed)."""
-        reasons = self.reasons(status)
-        lines = [
-            f"{state.summary()}: {reasons[state.component]}" if reasons[state.component] else state.summary()
-            for state in status.not_ready()
-        ]
+        """One :meth:`line` per unready component (the graph's own message when none is listed)."""
+        events = self._events(status)
+        lines = [self.line(state, events) for state in status.not_ready()]
         if not lines and not status.is_ready:
             lines.append(f"{self.request.graph}: {status.ready.message or status.ready.reason}")
         return lines
@@ -127,9 +125,13 @@ class Waiter:
 
     def sync(self) -> None:
         """List every watched kind once, pods included; failures are one-line ClusterErrors."""
-        for watch in [*self._watches, self._pod_watch()]:
+        self._list([*self._watches, self._pod_watch()])
+
+    def _list(self, watches: Sequence[KindWatch]) -> None:
+        """One list per watch (its cache filled, the resourceVersion to watch from kept)."""
+        for watch in watches:
             try:
-                watch.list_once()
+                watch.version = watch.list_once()
             except ApiFailure as failure:
                 raise _fatal(watch.ref, self.request.namespace, failure) from None
 
@@ -144,11 +146,7 @@ class Waiter:
         """Block until ready; raise WaitTimeout / WaitFailed / ClusterError otherwise."""
         deadline = self.clock() + self.request.timeout_seconds
         watches = [*self._watches, self._pod_watch()]
-        for watch in watches:
-            try:
-                watch.version = watch.list_once()
-            except ApiFailure as failure:
-                raise _fatal(watch.ref, self.request.namespace, failure) from None
+        self._list(watches)
         for watch in watches:
             watch.start()
         try:
@@ -178,7 +176,7 @@ class Waiter:
                 remaining = deadline - self.clock()
                 if remaining <= 0:
                     raise WaitTimeout(self._report(
-                        f"not ready after {format_duration(self.request.timeout_seconds)}", status))
+                        f"not ready after {format_go_duration(self.request.timeout_seconds)}", status))
                 if self.cache.version == seen:
                     self.cache.changed.wait(timeout=min(remaining, 60.0))
 

@@ -13,7 +13,7 @@ Layers:
 * :mod:`.workloads`: Deployment, LeaderWorkerSet, DCD;
 * :mod:`.grove`: PodClique, PodCliqueScalingGroup, the PodCliqueSet wrapper, revision cut-over;
 * :mod:`.graph`: the DGD aggregation and :func:`graph_readiness` over a rendered object list;
-* :mod:`.readers`: the :class:`ObjectReader` Protocol, an in-memory and a ``DynamicClient`` reader;
+* :mod:`.readers`: the :class:`ObjectReader` Protocol and an in-memory reader (the waiter reads its watch cache);
 * :mod:`.targets`, :mod:`.status`: what a waiter watches, and the DGD status it computes;
 * :mod:`.operator_mode`: readiness read off the DGD/DCD custom resource itself;
 * :mod:`.reasons`, :mod:`.drift`, :mod:`.deadline`: why not ready, prediction drift, durations.
@@ -40,7 +40,7 @@ from dynamo_pulumi.readiness.grove import (
     pod_clique_scaling_group_ready,
     pod_clique_set_ready,
 )
-from dynamo_pulumi.readiness.readers import DynamicClientReader, InMemoryReader, ObjectReader
+from dynamo_pulumi.readiness.readers import InMemoryReader, ObjectReader
 from dynamo_pulumi.readiness.result import (
     ALL_RESOURCES_ARE_READY,
     INSUFFICIENT_CAPACITY,
@@ -68,7 +68,6 @@ __all__ = [
     "SOME_RESOURCES_ARE_NOT_READY",
     "UPDATING",
     "WAITING_FOR_CHECKPOINT",
-    "DynamicClientReader",
     "GroveComponent",
     "GroveComponentReadiness",
     "InMemoryReader",

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from dynamo_pulumi.go_duration import parse_go_duration
+
 DEFAULT_TIMEOUT_SECONDS: Final = 3600
-_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])")
-_UNIT: Final = {"h": 3600, "m": 60, "s": 1}
 
 
 def parse_duration(value: float | int | str) -> int:
-    """Seconds in ``value``: a number of seconds or Go-style ``1h30m`` / ``45m`` / ``90s``.
+    """Seconds in ``value``: a number of seconds or a Go duration (``1h30m``, ``45m``, ``90s``).
 
     Raises ValueError naming the rule when the text is not a positive duration.
     """
@@ -26,12 +26,12 @@ def parse_duration(value: float | int | str) -> int:
         seconds = float(value)
     else:
         text = value.strip()
-        if re.fullmatch(r"\d+(\.\d+)?", text):
-            seconds = float(text)
-        elif text and re.fullmatch(r"(\d+(?:\.\d+)?[hms])+", text):
-            seconds = sum(float(n) * _UNIT[u] for n, u in _PART.findall(text))
-        else:
-            raise ValueError(f"timeout must be a duration like 30m, 1h30m or 90s, not {value!r}")
+        try:
+            if not text:
+                raise ValueError(text)
+            seconds = float(text) if re.fullmatch(r"\d+(\.\d+)?", text) else parse_go_duration(text)
+        except ValueError:
+            raise ValueError(f"timeout must be a duration like 30m, 1h30m or 90s, not {value!r}") from None
     if seconds <= 0:
         raise ValueError(f"timeout must be positive, not {value!r}")
     return max(1, round(seconds))

@@ -19,25 +19,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from dynamo_pulumi.deploy_mode import NOT_SENT_METADATA
+
 ObjectId = tuple[str, str, str]
 
 #: Top-level fields the API server owns.
 SERVER_TOP_LEVEL: Final = frozenset({"status"})
-#: ``metadata`` fields the API server (or a controller) populates.
-SERVER_METADATA: Final = frozenset(
-    {
-        "uid",
-        "resourceVersion",
-        "generation",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "managedFields",
-        "selfLink",
-        "ownerReferences",
-        "finalizers",
-    }
-)
+#: ``metadata`` fields never compared: those operator mode never sends (the API server or a
+#: controller writes them), and the finalizers controllers add.
+SERVER_METADATA: Final = frozenset({*NOT_SENT_METADATA, "finalizers"})
 #: A missing object's ``predicted`` entry.
 PRESENT: Final = "present"
 

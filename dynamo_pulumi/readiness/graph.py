@@ -18,7 +18,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dynamo_pulumi.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
+from dynamo_pulumi.constants import (
+    LWS_NAME_SUFFIX,
+    POD_CLIQUE_KIND,
+    POD_CLIQUE_SCALING_GROUP_KIND,
+    POD_CLIQUE_SET_KIND,
+)
 from dynamo_pulumi.readiness._fields import name_of, namespace_of
 from dynamo_pulumi.readiness.grove import (
     GroveComponentReadiness,
@@ -44,8 +49,6 @@ from dynamo_pulumi.readiness.workloads import (
 )
 
 DEFAULT_NAMESPACE: Final = "default"
-#: Suffix of the rendered LeaderWorkerSet name after its DCD name (kept by the operator for adoption).
-LWS_NAME_SUFFIX: Final = "-0"
 #: Kinds the Grove pathway adds to the aggregation as always ready (component Services, the
 #: frontend Ingress or VirtualService); on the component pathway they cannot change the verdict.
 ALWAYS_READY_KINDS: Final = frozenset({"Service", "Ingress", "VirtualService"})

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.constants import (
+    KUBE_LABEL_DYNAMO_COMPONENT,
     POD_CLIQUE_KIND,
     POD_CLIQUE_SCALING_GROUP_KIND,
 )
@@ -42,9 +43,6 @@ INSUFFICIENT_SCHEDULED_PODS: Final = "InsufficientScheduledPods"
 MIN_AVAILABLE_BREACHED: Final = "MinAvailableBreached"
 #: The legacy scheduling-shortfall reason Grove pairs with ``MinAvailableBreached=False``.
 INSUFFICIENT_SCHEDULED_PCSG_REPLICAS: Final = "InsufficientScheduledPodCliqueScalingGroupReplicas"
-
-#: Clique-template label naming the DGD component a clique belongs to.
-COMPONENT_LABEL: Final = "nvidia.com/dynamo-component"
 
 
 def _not_ready(message: str, classification: str) -> ReadinessResult:
@@ -191,7 +189,7 @@ def grove_components(pcs: Mapping[str, Any]) -> list[GroveComponent]:
     for clique in template.get("cliques") or []:
         clique_name = clique.get("name", "")
         group = grouped.get(clique_name)
-        component = (clique.get("labels") or {}).get(COMPONENT_LABEL) or group or clique_name
+        component = (clique.get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) or group or clique_name
         if component not in uses_group:
             order.append(component)
             uses_group[component] = False

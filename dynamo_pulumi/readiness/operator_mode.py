@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, optional_int_at
 from dynamo_pulumi.readiness.result import (
+    READY,
     RESOURCE_NOT_FOUND_MESSAGE,
     ROLLING_UPDATE_IN_PROGRESS,
     SOME_RESOURCES_ARE_NOT_READY,
@@ -107,7 +108,7 @@ def _component_states(
                 updated=int(entry.get("updatedReplicas") or 0),
                 ready_replicas=optional_int_at(entry, "readyReplicas"),
                 available=optional_int_at(entry, "availableReplicas"),
-                result=ReadinessResult(True, "", "") if ready else verdict,
+                result=READY if ready else verdict,
             )
         )
     return tuple(states)

@@ -1,8 +1,9 @@
-"""Where live objects come from: a narrow read-only Protocol and two implementations.
+"""Where live objects come from: a narrow read-only Protocol and its in-memory implementation.
 
 The predicates are pure; only :func:`dynamo_pulumi.readiness.graph.graph_readiness` reads, and it
-reads through :class:`ObjectReader` so that tests replay recorded objects and a dynamic provider
-plugs in a cluster client without the predicates knowing which.
+reads through :class:`ObjectReader` so that tests replay recorded objects and the waiter plugs in
+its watch cache (:class:`dynamo_pulumi.cluster.watch.ObjectCache`) without the predicates knowing
+which.
 
 Contract, as in the operator (readiness-lifecycle A3): "not found" is an answer (``None``, a
 legitimate not-ready state); every other failure (no such API kind, forbidden, timeout) raises,
@@ -55,30 +56,3 @@ class InMemoryReader:
         key = (api_version, kind, namespace, name)
         self.reads.append(key)
         return self._objects.get(key)
-
-
-class DynamicClientReader:
-    """An :class:`ObjectReader` over the official client's ``kubernetes.dynamic.DynamicClient``.
-
-    The dynamic client resolves (apiVersion, kind) through discovery, so CRDs (Grove, LWS, Dynamo)
-    need no generated models. A 404 on the object becomes ``None``; discovery failures (the CRD is
-    not installed) and API errors propagate.
-    """
-
-    def __init__(self, client: Any) -> None:
-        # ``Any``: the kubernetes package ships no type information.
-        self._client = client
-
-    def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
-        from kubernetes.dynamic.exceptions import NotFoundError
-
-        resource = self._client.resources.get(api_version=api_version, kind=kind)
-        try:
-            if resource.namespaced:
-                instance = resource.get(name=name, namespace=namespace)
-            else:
-                instance = resource.get(name=name)
-        except NotFoundError:
-            return None
-        result: dict[str, Any] = instance.to_dict()
-        return result

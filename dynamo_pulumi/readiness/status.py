@@ -16,7 +16,7 @@ returned then would let Pulumi delete the old generation before the new one serv
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
@@ -118,16 +118,6 @@ class GraphStatus:
         return {"state": self.state, "ready": self.ready_condition(), "components": self.components_status()}
 
 
-@dataclass
-class _Counts:
-    desired: int = 0
-    replicas: int = 0
-    updated: int = 0
-    ready: int | None = None
-    available: int | None = None
-    names: list[str] = field(default_factory=list)
-
-
 def lws_rollout_gap(lws: Mapping[str, Any] | None) -> str:
     """Why a LeaderWorkerSet the operator calls ready is still rolling out ("" when it is not)."""
     if lws is None:
@@ -169,43 +159,35 @@ def grove_revision_gap(pcs: Mapping[str, Any] | None, child: Mapping[str, Any] |
     return ""
 
 
+def _updating(gap: str) -> ReadinessResult:
+    """A verdict the operator calls ready, held back while the rollout ``gap`` remains."""
+    return ReadinessResult(False, UPDATING, gap, gap)
+
+
 def _workload_verdict(target: WatchTarget, live: Mapping[str, Any] | None) -> ReadinessResult:
     if target.kind == "Deployment":
         return workload_as_dcd(deployment_ready(live))
     verdict = workload_as_dcd(leader_worker_set_ready(live))
     gap = lws_rollout_gap(live) if verdict.ready else ""
-    if gap:
-        message = f"performing rolling update: {gap}"
-        return ReadinessResult(False, UPDATING, message, message)
-    return verdict
-
-
-def _counts(target: WatchTarget, live: Mapping[str, Any] | None) -> _Counts:
-    default_desired = 0 if target.kind in (POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND) else 1
-    counts = _Counts(
-        desired=int_at(live, "spec", "replicas", default=default_desired) if live else default_desired,
-        replicas=int_at(live, "status", "replicas"),
-        updated=int_at(live, "status", "updatedReplicas"),
-        names=[target.name],
-    )
-    if target.kind != POD_CLIQUE_SCALING_GROUP_KIND:
-        counts.ready = int_at(live, "status", "readyReplicas")
-    if target.kind in ("Deployment", POD_CLIQUE_SCALING_GROUP_KIND):
-        counts.available = int_at(live, "status", "availableReplicas")
-    return counts
+    return _updating(f"performing rolling update: {gap}") if gap else verdict
 
 
 def _component_state(target: WatchTarget, live: Mapping[str, Any] | None, verdict: ReadinessResult) -> ComponentState:
-    counts = _counts(target, live)
+    """The counts the operator's ``ComponentReplicaStatus`` reports for this kind: a PCSG has no
+    ready count, only Deployments and PCSGs an available one; Grove children desire 0 by default."""
+    kind = target.kind
+    default_desired = 0 if kind in (POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND) else 1
+    ready = None if kind == POD_CLIQUE_SCALING_GROUP_KIND else int_at(live, "status", "readyReplicas")
+    available = int_at(live, "status", "availableReplicas") if kind in ("Deployment", POD_CLIQUE_SCALING_GROUP_KIND) else None
     return ComponentState(
         component=target.component or target.name,
-        kind=target.kind,
-        names=tuple(counts.names),
-        desired=counts.desired,
-        replicas=counts.replicas,
-        updated=counts.updated,
-        ready_replicas=counts.ready,
-        available=counts.available,
+        kind=kind,
+        names=(target.name,),
+        desired=int_at(live, "spec", "replicas", default=default_desired) if live else default_desired,
+        replicas=int_at(live, "status", "replicas"),
+        updated=int_at(live, "status", "updatedReplicas"),
+        ready_replicas=ready,
+        available=available,
         result=verdict,
     )
 
@@ -232,7 +214,7 @@ def render_status(targets: Sequence[WatchTarget], reader: ObjectReader) -> Graph
             verdict = child_ready(target.kind, live)
             gap = grove_revision_gap(sets[target.group], live) if verdict.ready and target.group in sets else ""
             if gap:
-                verdict = ReadinessResult(False, UPDATING, gap, gap)
+                verdict = _updating(gap)
             child = GroveComponent(component=target.component, kind=target.kind, name=target.name)
             grove.setdefault(target.group, []).append(GroveComponentReadiness(child, verdict))
         else:

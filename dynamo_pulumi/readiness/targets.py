@@ -15,29 +15,28 @@ makes Pulumi run its ``update``, which waits again.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+# The custom resources operator mode watches, and the modes, re-exported for the cluster code.
+from dynamo_pulumi.api.v1beta1 import DCD_KIND as DCD_KIND
+from dynamo_pulumi.api.v1beta1 import DGD_KIND as DGD_KIND
 from dynamo_pulumi.constants import (
+    DYNAMO_API_VERSION_V1BETA1,
     GROVE_API_VERSION,
     KUBE_LABEL_DYNAMO_COMPONENT,
+    KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,
     LWS_API_VERSION,
     POD_CLIQUE_SET_KIND,
 )
+from dynamo_pulumi.deploy_mode import MODES as MODES
+from dynamo_pulumi.deploy_mode import Mode
+from dynamo_pulumi.expansion import json_digest
 from dynamo_pulumi.readiness._fields import dig, name_of, namespace_of
+from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS
 from dynamo_pulumi.readiness.grove import grove_components
-
-Mode = Literal["render", "operator"]
-MODES: Final = ("render", "operator")
-
-#: The Dynamo custom resources, watched themselves in operator mode.
-DYNAMO_API_VERSION: Final = "nvidia.com/v1beta1"
-DGD_KIND: Final = "DynamoGraphDeployment"
-DCD_KIND: Final = "DynamoComponentDeployment"
 
 #: (apiVersion, kind) of the workloads the component pathway renders.
 COMPONENT_WORKLOADS: Final = frozenset({("apps/v1", "Deployment"), (LWS_API_VERSION, "LeaderWorkerSet")})
@@ -102,31 +101,23 @@ def operator_targets(kind: str, name: str, namespace: str) -> list[WatchTarget]:
     """Operator mode: the DGD or standalone DCD custom resource is the one thing watched."""
     if kind not in (DGD_KIND, DCD_KIND):
         raise ValueError(f"operator mode watches a {DGD_KIND} or {DCD_KIND}, not {kind!r}")
-    return [WatchTarget(api_version=DYNAMO_API_VERSION, kind=kind, namespace=namespace, name=name, group=name)]
+    return [WatchTarget(api_version=DYNAMO_API_VERSION_V1BETA1, kind=kind, namespace=namespace, name=name, group=name)]
 
 
 def revision(objects: Sequence[Mapping[str, Any]]) -> str:
-    """A digest of what is deployed: canonical JSON (sorted keys) of the given objects.
+    """A digest of what is deployed: :func:`~dynamo_pulumi.expansion.json_digest` of the objects.
 
     Independent of key order; any value change changes it. 16 hex characters are plenty to
     tell revisions of one graph apart.
     """
-    text = json.dumps(list(objects), sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return json_digest(list(objects))
 
 
-def workloads_of(objects: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The objects a revision covers: component workloads and PodCliqueSets."""
-    return [
-        obj
-        for obj in objects
-        if (str(obj.get("apiVersion", "")), str(obj.get("kind", ""))) in COMPONENT_WORKLOADS
-        or obj.get("kind") == POD_CLIQUE_SET_KIND
-    ]
-
-
-#: Label the operator (and our renderer) puts on every pod of a graph.
-GRAPH_LABEL: Final = "nvidia.com/dynamo-graph-deployment-name"
+def is_workload(obj: Mapping[str, Any]) -> bool:
+    """A component workload or a PodCliqueSet: what the readiness revision digests."""
+    return (str(obj.get("apiVersion", "")), str(obj.get("kind", ""))) in COMPONENT_WORKLOADS or (
+        obj.get("kind") == POD_CLIQUE_SET_KIND
+    )
 
 
 def pod_selector(kind: str, graph: str, component: str = "") -> str:
@@ -134,7 +125,7 @@ def pod_selector(kind: str, graph: str, component: str = "") -> str:
     standalone DCD (its pods belong to no graph)."""
     if kind == DCD_KIND:
         return f"{KUBE_LABEL_DYNAMO_COMPONENT}={component or graph}"
-    return f"{GRAPH_LABEL}={graph}"
+    return f"{KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME}={graph}"
 
 
 class WaitRequest(BaseModel):
@@ -147,7 +138,7 @@ class WaitRequest(BaseModel):
     graph: str
     namespace: str
     targets: tuple[WatchTarget, ...]
-    timeout_seconds: float = 3600.0
+    timeout_seconds: float = float(DEFAULT_TIMEOUT_SECONDS)
     pod_selector: str = ""
 
     @property

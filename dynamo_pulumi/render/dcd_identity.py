@@ -10,7 +10,8 @@ the owner reference (``GetParentGraphDeploymentName``: the first owner of kind
 DynamoGraphDeployment) and the graph label ``nvidia.com/dynamo-graph-deployment-name``. A DCD a
 DGD creates carries both; a standalone DCD may carry either. The pod env
 (``DYN_PARENT_DGD_K8S_NAME``, ``DYN_NAMESPACE``) reads only the owner reference, else the DCD's own
-name; the labels and the Dynamo-namespace label read the label first, then the owner reference.
+name; the pod labels read the label first, then the owner reference; the computed Dynamo namespace
+(``GetDCDDynamoNamespace`` past its overrides) the owner reference first, then the label.
 """
 
 from __future__ import annotations

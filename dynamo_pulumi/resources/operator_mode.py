@@ -26,7 +26,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.deploy_mode import check_mode
+from dynamo_pulumi.deploy_mode import check_mode, without_unsent_metadata
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, plan_prediction, predicted_documents
 from dynamo_pulumi.readiness.targets import revision
@@ -35,15 +35,11 @@ from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, 
 from dynamo_pulumi.resources.unknowns import restore
 from dynamo_pulumi.validation.immutable_identity import identity_of
 
-#: Metadata the API server or the operator writes; never part of what we send.
-NOT_SENT_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
-                   "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences", "selfLink")
-
 
 def custom_resource_document(plan: GraphPlan) -> dict[str, Any]:
     """The DGD/DCD as we apply it: v1beta1, the user's metadata and spec, no status."""
-    wire = plan.graph.to_wire()
-    metadata = {k: v for k, v in (wire.get("metadata") or {}).items() if k not in NOT_SENT_METADATA}
+    wire = without_unsent_metadata(plan.graph).to_wire()
+    metadata = dict(wire.get("metadata") or {})
     metadata["name"] = plan.name
     metadata["namespace"] = plan.namespace
     return {"apiVersion": API_VERSION, "kind": plan.kind, "metadata": metadata, "spec": wire.get("spec") or {}}

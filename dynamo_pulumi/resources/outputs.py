@@ -2,14 +2,19 @@
 replicas, GPUs, the Dynamo namespace and the frontend URL.
 
 Everything is computed from the plan (the rendered objects), so preview knows these values
-before anything exists, and they are exactly what the cluster will be asked to run.
+before anything exists, and they are exactly what the cluster will be asked to run. GPUs are
+counted per rendered pod by the renderer's own rule (:func:`pod_gpu_count`: scalar GPUs, else
+DRA claims resolved over the objects given beside the graph and the rendered claim templates,
+else the platform fact), so they agree with the launch flags (``mpirun -n``, ``--nnodes``).
+A claim nothing resolves offline counts 0 and is reported by :func:`gpu_count_warnings`; the
+renderer only refuses it where a launch needs the count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_FRONTEND,
@@ -17,8 +22,13 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_NAMESPACE,
 )
+from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import component_service_name, dynamo_namespace
-from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
+from dynamo_pulumi.render.backends.dra_claims import DraInventory, claim_template_gpus
+from dynamo_pulumi.render.backends.gpus import pod_gpu_count
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "LeaderWorkerSet", "PodCliqueSet")
 
@@ -33,6 +43,8 @@ class ComponentSummary:
     service_name: str | None
     replicas: int
     gpus: int
+    #: Why some pods' GPUs are not in ``gpus`` (a DRA claim nothing resolves offline).
+    uncounted_gpus: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,16 +69,6 @@ def _int(value: Any) -> int:
         return int(str(value))
     except (TypeError, ValueError):
         return 0
-
-
-def pod_gpus(pod_spec: Mapping[str, Any] | None) -> int:
-    """GPUs one pod asks for: the ``*/gpu`` limits (or requests) of its regular containers."""
-    total = 0
-    for container in (pod_spec or {}).get("containers") or []:
-        resources = container.get("resources") or {}
-        amounts = resources.get("limits") or resources.get("requests") or {}
-        total += sum(_int(v) for k, v in amounts.items() if str(k).endswith("/gpu"))
-    return total
 
 
 def _template_spec(template: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -128,9 +130,65 @@ def _replicas(component: ComponentPlan, plan: GraphPlan) -> int:
     return spec.effective_replicas if spec is not None else 1
 
 
-def summarize_component(component: ComponentPlan, plan: GraphPlan) -> ComponentSummary:
+def gpu_inventory(plan: GraphPlan) -> DraInventory:
+    """The DRA objects a pod's claims may name: those given beside the graph (as rendering read
+    them), the claim templates the graph renders itself (GMS), and ``cluster.resourceClaimGpus``."""
+    rendered = [o.obj for o in plan.all_objects()]
+    return DraInventory.of(
+        [*plan.objects_beside, *rendered], plan.namespace, plan.platform.cluster.resource_claim_gpus
+    )
+
+
+def _shared_claims_of_pcs(spec: Mapping[str, Any], component: str) -> Iterable[tuple[int, str, Mapping[str, Any]]]:
+    """(claims, template name, claim spec) of the component's Grove-shared claims.
+
+    Inter-pod GMS shares one claim per rank between a rank's weight-server and engine cliques:
+    a scaling group's ``resourceSharing`` entry of scope ``PerReplica`` makes Grove create one
+    ResourceClaim per group replica from the PodCliqueSet's ``resourceClaimTemplates`` (the
+    pods' own specs carry neither the claim nor GPUs, Grove injects it).
+    """
+    template = spec.get("template") or {}
+    templates = {t.get("name"): (t.get("templateSpec") or {}).get("spec") or {}
+                 for t in template.get("resourceClaimTemplates") or []}
+    own = {c.get("name") for c in template.get("cliques") or []
+           if (c.get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) == component}
+    pcs_replicas = _int(spec.get("replicas", 1))
+    for group in template.get("podCliqueScalingGroups") or []:
+        for sharing in group.get("resourceSharing") or []:
+            cliques = set((sharing.get("filter") or {}).get("childCliqueNames") or [])
+            if not cliques & own or sharing.get("name") not in templates:
+                continue
+            per_group = _int(group.get("replicas", 1)) if sharing.get("scope") == "PerReplica" else 1
+            yield pcs_replicas * per_group, str(sharing["name"]), templates[sharing["name"]]
+
+
+def _workload_gpus(
+    workloads: list[PlannedObject], component: str, inventory: DraInventory
+) -> tuple[int, tuple[str, ...]]:
+    """GPUs of the component's pods and of the claims Grove shares between them, and why any
+    could not be counted."""
+    total, uncounted = 0, []
+    for workload in workloads:
+        for count, pod in _pods_of_workload(workload.obj, component):
+            try:
+                total += count * pod_gpu_count(pod, inventory)
+            except RenderError as err:
+                uncounted.append(f"{workload.kind} {workload.name}: {err}")
+        if workload.kind != "PodCliqueSet":
+            continue
+        for claims, name, claim_spec in _shared_claims_of_pcs(workload.obj.get("spec") or {}, component):
+            try:
+                total += claims * claim_template_gpus(name, claim_spec, inventory)
+            except RenderError as err:
+                uncounted.append(f"{workload.kind} {workload.name}: {err}")
+    return total, tuple(dict.fromkeys(uncounted))
+
+
+def summarize_component(
+    component: ComponentPlan, plan: GraphPlan, inventory: DraInventory | None = None
+) -> ComponentSummary:
     workloads = _component_workloads(component, plan.graph_objects)
-    gpus = sum(count * pod_gpus(pod) for w in workloads for count, pod in _pods_of_workload(w.obj, component.name))
+    gpus, uncounted = _workload_gpus(workloads, component.name, inventory or gpu_inventory(plan))
     return ComponentSummary(
         component=component.name,
         workload_kind=workloads[0].kind if workloads else "",
@@ -138,6 +196,7 @@ def summarize_component(component: ComponentPlan, plan: GraphPlan) -> ComponentS
         service_name=_service_name(component),
         replicas=_replicas(component, plan),
         gpus=gpus,
+        uncounted_gpus=uncounted,
     )
 
 
@@ -172,10 +231,20 @@ def _frontend_url(plan: GraphPlan, summaries: Mapping[str, ComponentSummary]) ->
 
 
 def summarize(plan: GraphPlan) -> GraphSummary:
-    summaries = {c.name: summarize_component(c, plan) for c in plan.components}
+    inventory = gpu_inventory(plan)
+    summaries = {c.name: summarize_component(c, plan, inventory) for c in plan.components}
     return GraphSummary(
         dynamo_namespace=_dynamo_namespace(plan),
         frontend_url=_frontend_url(plan, summaries),
         total_gpus=sum(s.gpus for s in summaries.values()),
         components=summaries,
     )
+
+
+def gpu_count_warnings(plan: GraphPlan) -> list[str]:
+    """One warning per pod whose GPUs the outputs leave out, naming the claim and the remedy."""
+    return [
+        f"component {summary.component!r}: GPUs not counted in the gpus/totalGpus outputs for {reason}"
+        for summary in summarize(plan).components.values()
+        for reason in summary.uncounted_gpus
+    ]

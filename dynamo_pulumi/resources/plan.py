@@ -30,6 +30,7 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeploymentSpec,
 )
 from dynamo_pulumi.constants import (
+    CLUSTER_SCOPED_KINDS,
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
@@ -38,6 +39,7 @@ from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputE
 from dynamo_pulumi.loading import LoadedObject
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
+from dynamo_pulumi.resources.outputs import gpu_count_warnings
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_output_names, scrub
 from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
@@ -58,10 +60,6 @@ GRAPH_LEVEL_KINDS = frozenset(
         "InferencePool",
         "HTTPRoute",
     }
-)
-#: Kinds without a namespace (their Pulumi name has no namespace prefix).
-CLUSTER_SCOPED_KINDS = frozenset(
-    {"ClusterRole", "ClusterRoleBinding", "Namespace", "PersistentVolume", "StorageClass", "DeviceClass"}
 )
 
 
@@ -130,6 +128,9 @@ class GraphPlan:
     warnings: list[str] = field(default_factory=list)
     #: ``render``: the objects are created; ``operator``: they are the operator's predicted expansion.
     mode: Mode = DEFAULT_MODE
+    #: Kubernetes objects deployed beside the graph (its file's other documents, ``objects=``),
+    #: which rendering read DRA claim templates from; the outputs count GPUs over the same.
+    objects_beside: list[Mapping[str, Any]] = field(default_factory=list)
 
     def all_objects(self) -> list[PlannedObject]:
         found = list(self.graph_objects)
@@ -419,6 +420,7 @@ def plan_graph(
         refuse_output_names([plan.name, *(o.pulumi_name for o in plan.all_objects()),
                              *(c.pulumi_name for c in plan.components)], table)
     plan.outputs = table
-    plan.warnings = warnings
     plan.mode = checked_mode
+    plan.objects_beside = beside
+    plan.warnings = warnings + gpu_count_warnings(plan)
     return plan

@@ -36,11 +36,11 @@ from dynamo_pulumi.readiness.targets import (
     DCD_KIND,
     Mode,
     WatchTarget,
+    is_workload,
     operator_targets,
     pod_selector,
     render_targets,
     revision,
-    workloads_of,
 )
 from dynamo_pulumi.resources.plan import GraphPlan
 from dynamo_pulumi.resources.unknowns import restore
@@ -137,7 +137,7 @@ def _connection(options: ReadinessOptions) -> tuple[pulumi.Input[str] | None, st
 def _rendered_revision(plan: GraphPlan) -> pulumi.Output[str]:
     """Digest of the rendered workloads with their Outputs resolved (unknown during preview when
     an Output is, which makes preview show an update, as it should)."""
-    workloads = [restore(p.obj, plan.outputs) for p in plan.all_objects() if workloads_of([p.obj])]
+    workloads = [restore(p.obj, plan.outputs) for p in plan.all_objects() if is_workload(p.obj)]
     return pulumi.Output.from_input(workloads).apply(revision)
 
 
@@ -149,6 +149,20 @@ def readiness_name(plan: GraphPlan) -> str:
     return f"{plan.namespace}/{plan.name}"
 
 
+def _args(
+    plan: GraphPlan, options: ReadinessOptions, mode: Mode, targets: Sequence[WatchTarget],
+    revision: pulumi.Input[str], **extra: Any,
+) -> ReadinessArgs:
+    """The inputs both modes share: identity, what to watch, deadline and connection."""
+    kubeconfig, context = _connection(options)
+    return ReadinessArgs(
+        graph=plan.name, namespace=plan.namespace, targets=[t.as_input() for t in targets], revision=revision,
+        kind=plan.kind, mode=mode, pod_selector=pod_selector(plan.kind, plan.name, _component_name(plan)),
+        timeout_seconds=options.timeout_seconds, wait=options.wait, kubeconfig=kubeconfig, context=context,
+        **extra,
+    )
+
+
 def register_readiness(
     owner: pulumi.Resource,
     plan: GraphPlan,
@@ -156,14 +170,8 @@ def register_readiness(
     children: Sequence[pulumi.Resource],
 ) -> GraphReadiness:
     """Render mode: one readiness resource under ``owner``, after (depending on) ``children``."""
-    objects = [p.obj for p in plan.all_objects()]
-    targets = [t.as_input() for t in render_targets(objects, plan.namespace)]
-    kubeconfig, context = _connection(options)
-    args = ReadinessArgs(
-        graph=plan.name, namespace=plan.namespace, targets=targets, revision=_rendered_revision(plan),
-        kind=plan.kind, mode="render", pod_selector=pod_selector(plan.kind, plan.name, _component_name(plan)),
-        timeout_seconds=options.timeout_seconds, wait=options.wait, kubeconfig=kubeconfig, context=context,
-    )
+    targets = render_targets([p.obj for p in plan.all_objects()], plan.namespace)
+    args = _args(plan, options, "render", targets, _rendered_revision(plan))
     return GraphReadiness(readiness_name(plan), args, pulumi.ResourceOptions(parent=owner, depends_on=list(children)))
 
 
@@ -177,14 +185,9 @@ def register_operator_readiness(
     predicted: Sequence[Mapping[str, Any]] = (),
 ) -> GraphReadiness:
     """Operator mode: watch the DGD/DCD custom resource itself; ``cr_revision`` digests its spec."""
-    targets = [t.as_input() for t in operator_targets(plan.kind, plan.name, plan.namespace)]
-    kubeconfig, context = _connection(options)
-    args = ReadinessArgs(
-        graph=plan.name, namespace=plan.namespace, targets=targets, revision=cr_revision, kind=plan.kind,
-        mode="operator", pod_selector=pod_selector(plan.kind, plan.name, _component_name(plan)),
-        timeout_seconds=options.timeout_seconds, wait=options.wait, kubeconfig=kubeconfig, context=context,
-        expansion=[dict(e) for e in expansion], predicted=[dict(p) for p in predicted],
-    )
+    targets = operator_targets(plan.kind, plan.name, plan.namespace)
+    args = _args(plan, options, "operator", targets, cr_revision,
+                 expansion=[dict(e) for e in expansion], predicted=[dict(p) for p in predicted])
     return GraphReadiness(
         readiness_name(plan), args, pulumi.ResourceOptions(parent=owner, depends_on=[custom_resource])
     )

@@ -14,11 +14,10 @@ going from unset to set never replaces, so existing stacks are not disturbed by 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from dynamo_pulumi.constants import GROVE_API_VERSION, POD_CLIQUE_SET_KIND
+from dynamo_pulumi.expansion import json_digest
 
 
 def pcs_composition(pcs: dict[str, Any]) -> dict[str, Any]:
@@ -37,5 +36,4 @@ def replacement_trigger(api_version: str, kind: str, obj: dict[str, Any]) -> str
     """The trigger for one object, or None when its kind needs none."""
     if (api_version, kind) != (GROVE_API_VERSION, POD_CLIQUE_SET_KIND):
         return None
-    text = json.dumps(pcs_composition(obj), sort_keys=True, separators=(",", ":"))
-    return "pcs-composition:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    return "pcs-composition:" + json_digest(pcs_composition(obj))

@@ -14,11 +14,11 @@ from typing import Any
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import WORKER_CLASS_TYPES, ComponentRoleSpec, ComponentSpecFields
+from dynamo_pulumi.constants import COMPONENT_TYPE_EPP as COMPONENT_TYPE_EPP
+from dynamo_pulumi.constants import COMPONENT_TYPE_LPX as COMPONENT_TYPE_LPX
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid
 
-COMPONENT_TYPE_LPX = "lpx"
-COMPONENT_TYPE_EPP = "epp"
 GMS_MODE_INTRA_POD = "IntraPod"
 GMS_MODE_INTER_POD = "InterPod"
 #: field.ErrorList's standard message for a changed immutable field.

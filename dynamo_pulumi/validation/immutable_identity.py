@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.constants import KUBE_ANNOTATION_WORKLOAD_PROVIDER
+from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, KUBE_ANNOTATION_WORKLOAD_PROVIDER
 from dynamo_pulumi.defaulting import default_graph, effective_min_available
 from dynamo_pulumi.errors import Path
 from dynamo_pulumi.expansion import canonical_json
@@ -95,7 +95,7 @@ def component_identity(comp: ComponentSpecFields, prefix: str, in_dgd: bool) -> 
     topology = comp.topology_constraint
     values: dict[str, Any] = {
         "type (immutable once set)": comp.type,
-        "LPX vs non-LPX": comp.type == "lpx",
+        "LPX vs non-LPX": comp.type == COMPONENT_TYPE_LPX,
         "single-node vs multi-node": comp.is_multinode,
         "multinode.nodeCount": comp.multinode.effective_node_count if comp.multinode is not None else None,
         "role names / implicit vs explicit roles": _roles_key(comp),

@@ -104,6 +104,15 @@ def claims_gpu_count(pod_spec: Mapping[str, Any] | None, claims: list[Any], inve
     return total
 
 
+def claim_template_gpus(name: str, claim_spec: Mapping[str, Any], inventory: DraInventory) -> int:
+    """The GPUs one claim made from a ResourceClaimTemplate's ``spec`` gets (all its requests):
+    the count of a Grove-shared claim (PodCliqueSet ``resourceClaimTemplates``)."""
+    try:
+        return _claim_spec_gpus(claim_spec, "", inventory)
+    except _ClaimError as err:
+        raise RenderError(f"cannot determine GPU count for ResourceClaimTemplate {name!r}: {err}") from None
+
+
 class _ClaimError(Exception):
     """A claim-level problem, wrapped with the claim's name by :func:`claims_gpu_count`."""
 

@@ -5,6 +5,9 @@ from this count. Scalar resources win: limits first, then requests; among GPU-li
 names the first in sorted order counts, and it must be a whole number. Only when there is no
 scalar GPU does the operator sum the container's DRA claims
 (:mod:`dynamo_pulumi.render.backends.dra_claims`, over the objects given beside the graph).
+
+The outputs (a component's ``gpus``, the graph's ``total_gpus``, ``preview``'s total) count each
+rendered pod with :func:`pod_gpu_count`, the same rule, so they agree with the launch flags.
 """
 
 from __future__ import annotations
@@ -62,6 +65,20 @@ def _scalar_gpu_count(resource_list: Any, where: str) -> int | None:
     return int(value)
 
 
+def scalar_gpu_count(resources: Any) -> int:
+    """The GPUs of a ``resources`` block's scalar resources (limits first, then requests); 0 if none.
+
+    ``ExtractGPUCountFromResourceRequirements``: the count before any DRA claim is looked at.
+    """
+    if not isinstance(resources, dict):
+        return 0
+    for key in ("limits", "requests"):
+        scalar = _scalar_gpu_count(resources.get(key), f"resources.{key}")
+        if scalar is not None:
+            return scalar
+    return 0
+
+
 def resolve_gpu_count(
     container: dict[str, Any] | None,
     pod_spec: Mapping[str, Any] | None = None,
@@ -74,21 +91,50 @@ def resolve_gpu_count(
     RenderError naming it and the two ways to provide it.
     """
     resources = (container or {}).get("resources") or {}
-    if not isinstance(resources, dict):
-        return 0
-    count = 0
-    for key in ("limits", "requests"):
-        scalar = _scalar_gpu_count(resources.get(key), f"resources.{key}")
-        if scalar is not None:
-            count = scalar
-            break
-    claims = resources.get("claims")
+    count = scalar_gpu_count(resources)
+    claims = resources.get("claims") if isinstance(resources, dict) else None
     if count > 0 or not claims:
         return count
+    return _claims_gpus(pod_spec, list(claims), inventory, "resources.claims")
+
+
+def pod_gpu_count(pod_spec: Mapping[str, Any] | None, inventory: DraInventory | None = None) -> int:
+    """The GPUs one pod asks for: :func:`resolve_gpu_count` over its regular containers.
+
+    The same rule the launch flags are sized by, with one pod-level difference: containers that
+    share a pod claim (the GMS clients share ``main``'s) share its devices, so each pod claim,
+    or each of its requests, counts once however many containers name it. Init containers
+    (native sidecars included) are not counted: the operator never gives them GPUs.
+    """
+    scalar, claims = 0, []
+    for container in (pod_spec or {}).get("containers") or []:
+        resources = container.get("resources") or {}
+        count = scalar_gpu_count(resources)
+        if count > 0:
+            scalar += count
+        elif isinstance(resources, dict):
+            claims.extend(c for c in resources.get("claims") or [] if isinstance(c, Mapping))
+    if not claims:
+        return scalar
+    return scalar + _claims_gpus(pod_spec, _shared_claims(claims), inventory)
+
+
+def _shared_claims(claims: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The claim references of several containers, a request dropped where its whole claim is named."""
+    whole = {str(c.get("name") or "") for c in claims if not c.get("request")}
+    return [c for c in claims if not c.get("request") or str(c.get("name") or "") not in whole]
+
+
+def _claims_gpus(
+    pod_spec: Mapping[str, Any] | None, claims: list[Any], inventory: DraInventory | None, path: str = ""
+) -> int:
+    """:func:`~dynamo_pulumi.render.backends.dra_claims.claims_gpu_count`, its error at ``path``."""
     # imported here: dra_claims reads is_gpu_resource_name from this module
     from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, claims_gpu_count
 
     try:
-        return claims_gpu_count(pod_spec, list(claims), inventory or EMPTY_INVENTORY)
+        return claims_gpu_count(pod_spec, claims, inventory or EMPTY_INVENTORY)
     except RenderError as err:
-        raise RenderError(str(err), "resources.claims") from None
+        if not path:
+            raise
+        raise RenderError(str(err), path) from None

@@ -10,7 +10,6 @@ unless a component needs explicit ordering.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
@@ -21,6 +20,7 @@ from dynamo_pulumi.constants import (
     POD_CLIQUE_SET_KIND,
 )
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.go_duration import format_go_duration, parse_go_duration
 from dynamo_pulumi.pcs_naming import pcs_name_for_dgd
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove.schedulers import volcano_queue
@@ -32,33 +32,6 @@ from dynamo_pulumi.render.objects.common import k8s_object
 #: ``orchestrators.grove.terminationDelay`` default (15 minutes), as Go serialises it.
 DEFAULT_GROVE_TERMINATION_DELAY = "15m0s"
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_go_duration(text: str) -> float:
-    """Seconds in a Go duration string (``15m``, ``1h30m``, ``90s``); RenderError otherwise."""
-    value = text.strip()
-    if value in ("0", ""):
-        return 0.0
-    parts = _DURATION_PART.findall(value)
-    if not parts or "".join(n + u for n, u in parts) != value:
-        raise RenderError(f"invalid duration {text!r}", "orchestrators.grove.terminationDelay")
-    return sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
-
-
-def format_go_duration(seconds: float) -> str:
-    """Go's ``Duration.String`` for whole seconds: ``15m0s``, ``1h0m0s``, ``45s``."""
-    total = int(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes}m{secs}s"
-    if minutes:
-        return f"{minutes}m{secs}s"
-    return f"{secs}s"
-
-
 def termination_delay(platform: Platform) -> str | None:
     """The configured Grove termination delay, or None when it is zero (then omitted).
 
@@ -67,7 +40,10 @@ def termination_delay(platform: Platform) -> str | None:
     configured = platform.orchestrators.grove.termination_delay
     if configured is None:
         return DEFAULT_GROVE_TERMINATION_DELAY
-    seconds = parse_go_duration(str(configured))
+    try:
+        seconds = parse_go_duration(str(configured))
+    except ValueError as exc:
+        raise RenderError(str(exc), "orchestrators.grove.terminationDelay") from None
     return format_go_duration(seconds) if seconds > 0 else None
 
 

@@ -17,12 +17,12 @@
 from __future__ import annotations
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+from dynamo_pulumi.constants import COMPONENT_TYPE_LPX
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.pod.gms import require_dra
 
 CHECKPOINT_STARTUP_POLICY_WAIT = "WaitForCheckpoint"
-COMPONENT_TYPE_LPX = "lpx"
 
 
 def checkpoint_gated(component: DynamoComponentDeploymentSharedSpec, platform: Platform) -> bool:

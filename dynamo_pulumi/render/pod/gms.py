@@ -30,7 +30,7 @@ from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
 from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA, MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, resolve_gpu_count
+from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, scalar_gpu_count
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 
 __all__ = [
@@ -108,8 +108,7 @@ def main_resources(component: ComponentSpecFields) -> dict[str, Any]:
 
 def gms_gpu_count(component: ComponentSpecFields) -> int:
     """``ExtractGPUCountFromResourceRequirements`` of the main container (scalar resources only)."""
-    resources = {k: v for k, v in main_resources(component).items() if k != "claims"}
-    return resolve_gpu_count({"resources": resources})
+    return scalar_gpu_count(main_resources(component))
 
 
 def device_class_name(component: ComponentSpecFields) -> str:
