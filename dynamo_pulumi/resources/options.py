@@ -153,11 +153,14 @@ def deletes_first(planned: PlannedObject) -> bool:
 
 # --- ignore rules -----------------------------------------------------------------------------------
 
-#: Where a workload kind keeps its replica count (ignored when an autoscaler owns it).
+#: Where a workload kind keeps its replica count (ignored when an autoscaler owns it); the
+#: scaling adapter's own count is seeded from the component at create, then scaled through its
+#: scale subresource.
 REPLICA_PATHS: dict[str, str] = {
     "Deployment": "spec.replicas",
     "StatefulSet": "spec.replicas",
     "LeaderWorkerSet": "spec.replicas",
+    "DynamoGraphDeploymentScalingAdapter": "spec.replicas",
 }
 
 
