@@ -104,3 +104,11 @@ def test_a_value_set_where_none_was_is_a_replacement_in_diff_and_a_warning_in_va
     assert code == 0
     assert out.splitlines()[0].startswith("+- replace")
     assert any("reason: the replacement trigger changes" in line for line in _rule_lines(out, case.rule))
+
+
+def test_an_adapter_owned_replica_change_touches_neither_the_dgd_nor_the_operators_objects(tmp_path, capsys):
+    """Never sent (ignore_changes), so the operator has nothing to do for it either."""
+    case = next(c for c in MUTABLE_CASES if c.id == "adapter-owned-replicas")
+    old, new, platform = _files(tmp_path, case)
+    code, out, _ = _cli(capsys, "diff", old, new, "--platform", platform, "--mode", "operator")
+    assert code == 0 and "Custom resource: same; operator objects: 0 to change" in out
