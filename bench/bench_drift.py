@@ -32,6 +32,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from replay_support import ReplayServer, listing
 
+from dynamo_pulumi.cli import build_parser
 from dynamo_pulumi.cli.cluster_common import watched_graphs
 from dynamo_pulumi.cluster.api import ResourceRef
 from dynamo_pulumi.cluster.drift_check import operator_drift
@@ -99,7 +100,8 @@ def measure_prepare(doc: dict[str, Any]) -> None:
         path.write_text(yaml.safe_dump(doc))
         timings = {}
         for mode in ("render", "operator"):
-            args = argparse.Namespace(file=str(path), namespace=None, platform=None, mode=mode, timeout="60m")
+            argv = ["status", str(path), "--mode", mode]
+            args = build_parser(argv).parse_args(argv)  # the command's own flags, defaults included
             watched_graphs(args)  # warm imports and caches once
             started = time.perf_counter()
             watched_graphs(args)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -105,5 +106,54 @@ def predicted_documents(plan: GraphPlan) -> list[dict[str, Any]]:
 
 def plan_prediction(plan: GraphPlan) -> list[dict[str, Any]]:
     """The predicted objects of a plan in summary order: what the drift check compares the
-    operator's objects with (``pulumi.Output`` leaves still parked as tokens)."""
-    return predicted_objects(predicted_documents(plan))
+    operator's objects with (``pulumi.Output`` leaves still parked as tokens).
+
+    Replica counts a scaling adapter owns are left out: the planner or an HPA scales the
+    adapter, the operator writes the new count into the DCD and the workload, and the file's
+    count (sent once, at create) predicts nothing after that. The same paths Pulumi ignores on
+    rendered objects (:func:`dynamo_pulumi.resources.options.ignore_changes`)."""
+    from dynamo_pulumi.resources.options import ignore_changes
+
+    documents = [
+        without_paths(c.dcd, ["spec.replicas"] if c.scaling_adapter else [])
+        for c in plan.components if c.dcd is not None
+    ]
+    for component in [None, *plan.components]:
+        owned = plan.graph_objects if component is None else component.objects
+        documents.extend(without_paths(p.obj, ignore_changes(p, plan, component)) for p in owned)
+    return predicted_objects(documents)
+
+
+_PATH_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def without_paths(obj: Mapping[str, Any], paths: Iterable[str]) -> dict[str, Any]:
+    """``obj`` without the fields at ``paths`` (``spec.template.cliques[1].spec.replicas``);
+    copied along each path only, ``obj`` untouched; a path that does not exist is skipped."""
+    result = dict(obj)
+    for path in paths:
+        steps: list[str | int] = [int(i) if i else n for n, i in _PATH_STEP.findall(path)]
+        _drop(result, steps)
+    return result
+
+
+def _drop(node: Any, steps: list[str | int]) -> None:
+    """Remove the last step's field under ``node``, copying each container on the way down."""
+    for step in steps[:-1]:
+        child = _child(node, step)
+        if child is None:
+            return
+        copied: Any = dict(child) if isinstance(child, Mapping) else list(child)
+        node[step] = copied
+        node = copied
+    last = steps[-1]
+    if isinstance(node, dict) and isinstance(last, str):
+        node.pop(last, None)
+
+
+def _child(node: Any, step: str | int) -> Any:
+    if isinstance(step, int):
+        ok = isinstance(node, list) and 0 <= step < len(node) and isinstance(node[step], (Mapping, list))
+        return node[step] if ok else None
+    ok = isinstance(node, dict) and isinstance(node.get(step), (Mapping, list))
+    return node[step] if ok else None

@@ -4,7 +4,8 @@
   and the operator's update rules OLD -> NEW breaks are listed as planned replacements (they do not
   apply: no DGD is sent, the objects they touch are replaced or updated);
 * operator mode: one line for the DGD/DCD custom resource, ``replace`` exactly when the update
-  verdict says so (the webhook's words as the reason, delete first: the name is fixed), else
+  verdict says so (the webhook's words as the reason, or the trigger rule an "immutable once
+  set" value newly set changes; delete first: the name is fixed), else
   ``update``/``same``; then which predicted objects the operator will create, change or delete
   (by digest, :mod:`dynamo_pulumi.expansion`).
 """
@@ -24,6 +25,10 @@ from dynamo_pulumi.resources.plan import GraphPlan
 from dynamo_pulumi.validation.update_verdict import UpdateVerdict
 
 WEBHOOK_REASON = "the operator's update webhook refuses this in place, so the custom resource is replaced"
+TRIGGER_REASON = (
+    "the replacement trigger changes, so the custom resource is replaced (the webhook would accept "
+    "this value set where none was, the trigger cannot tell it from a changed one)"
+)
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,9 @@ def custom_resource_change(old: GraphPlan, new: GraphPlan, verdict: UpdateVerdic
                           new.name, old.name, new.name, fields)
     if verdict.replaces_custom_resource:
         change.action = "replace"
-        change.reasons = [f"{WEBHOOK_REASON}: {rule}" for rule in verdict.replacements]
+        change.reasons = [f"{WEBHOOK_REASON}: {rule}" for rule in verdict.replacements] + [
+            f"{TRIGGER_REASON}: {rule}" for rule in verdict.trigger_rules
+        ]
         change.delete_before_replace = True
     elif fields:
         change.action = "update"

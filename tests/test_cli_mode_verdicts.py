@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from update_rule_cases import IMMUTABLE_CASES, MUTABLE_CASES, PLATFORM, RuleCase
+from update_rule_cases import IMMUTABLE_CASES, MUTABLE_CASES, ONCE_SET_CASES, PLATFORM, RuleCase
 
 from dynamo_pulumi.cli import main
 
@@ -90,3 +90,25 @@ def test_preview_in_operator_mode_prints_the_custom_resource_and_the_predicted_e
     assert "kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment" in out
     assert "predicted expansion (created by the operator, not by Pulumi):" in out
     assert "PodCliqueSet g (grove.io/v1alpha1) digest " in out
+
+
+@pytest.mark.parametrize("case", ONCE_SET_CASES, ids=lambda c: c.id)
+def test_a_value_set_where_none_was_is_a_replacement_in_diff_and_a_warning_in_validate(tmp_path, capsys, case):
+    """The webhook accepts it, the trigger still changes: Pulumi replaces the DGD, and both
+    commands say so naming the trigger's rule (validate as a warning, not an error)."""
+    old, new, platform = _files(tmp_path, case)
+    code, out, err = _cli(capsys, "validate", new, "--old", old, "-p", platform, "--mode", "operator")
+    assert code == 0 and "is valid (update;" in out
+    assert any("Pulumi replaces the custom resource" in line for line in _rule_lines(err, case.rule))
+    code, out, _ = _cli(capsys, "diff", old, new, "--platform", platform, "--mode", "operator")
+    assert code == 0
+    assert out.splitlines()[0].startswith("+- replace")
+    assert any("reason: the replacement trigger changes" in line for line in _rule_lines(out, case.rule))
+
+
+def test_an_adapter_owned_replica_change_touches_neither_the_dgd_nor_the_operators_objects(tmp_path, capsys):
+    """Never sent (ignore_changes), so the operator has nothing to do for it either."""
+    case = next(c for c in MUTABLE_CASES if c.id == "adapter-owned-replicas")
+    old, new, platform = _files(tmp_path, case)
+    code, out, _ = _cli(capsys, "diff", old, new, "--platform", platform, "--mode", "operator")
+    assert code == 0 and "Custom resource: same; operator objects: 0 to change" in out

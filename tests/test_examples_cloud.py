@@ -107,3 +107,16 @@ def test_resource_references_in_inputs_do_not_break_the_mock_runner() -> None:
     (cluster,) = rec.by_type("eks:index:Cluster")
     assert group.inputs["cluster"] == cluster.urn
     assert group.inputs["nodeRole"] == "gpu-nodes-id"
+
+
+@pytest.mark.parametrize("example", ["eks", "gke"])
+def test_the_readiness_wait_is_told_the_clusters_kubeconfig_not_the_ambient_one(example: str, request) -> None:
+    """The readiness resource runs in the dynamic-provider process, which never sees the explicit
+    provider: without the cluster's kubeconfig it would wait on whatever ``~/.kube/config`` names."""
+    rec: Recording = request.getfixturevalue(example)
+    (provider,) = rec.by_type("pulumi:providers:kubernetes")
+    (readiness,) = rec.by_type("pulumi-python:dynamic/dynamo:GraphReadiness")
+    kubeconfig = readiness.inputs["kubeconfig"]
+    assert kubeconfig is not None
+    assert is_unknown(kubeconfig) or is_unknown(kubeconfig.get("value"))  # the cluster's, known once it exists
+    assert is_unknown(provider.inputs["kubeconfig"])

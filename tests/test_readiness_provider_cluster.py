@@ -4,6 +4,7 @@ kubeconfig input exactly as ``pulumi up`` would pass it."""
 from __future__ import annotations
 
 import pytest
+import yaml
 from cluster_recordings import recording
 from replay_support import ReplayServer, event, listing, stream
 from test_cluster_waiter import DEPLOYMENT, DGD, NS, deployment
@@ -72,6 +73,19 @@ def test_a_context_selects_the_cluster_from_the_kubeconfig(server):
     assert result.outs["state"] == "successful"
     with pytest.raises(ClusterError, match="kubeconfig"):
         ReadinessProvider().read("team-a/llm", props(server, context="green"))
+
+
+def test_a_kubeconfig_given_as_a_parsed_document_connects(server):
+    """pulumi-eks' ``Cluster.kubeconfig`` is an object Output: it reaches the provider as a mapping."""
+    server.on_list(DEPLOYMENT, NS, listing([deployment("llm-frontend", "Frontend", 2)], "10"))
+    server.on_list(POD, NS, listing([]))
+    result = ReadinessProvider().create(props(server, kubeconfig=yaml.safe_load(server.kubeconfig())))
+    assert result.outs["state"] == "successful"
+
+
+def test_a_kubeconfig_of_another_type_is_a_one_line_error(server):
+    with pytest.raises(ClusterError, match="kubeconfig must be the file's contents, its path or a mapping, not list"):
+        ReadinessProvider().create(props(server, kubeconfig=["clusters"]))
 
 
 def test_a_bad_kubeconfig_is_a_one_line_error(server):

@@ -101,19 +101,19 @@ def test_selector_services_skip_their_endpoint_wait_and_keep_no_timeout():
 
 
 def _delete_first_plans():
-    """A Grove graph (its PodCliqueSet) and a component graph with a hash-named LeaderWorkerSet
+    """A Grove graph (its PodCliqueSet) and a component graph with a fixed-name LeaderWorkerSet
     and ResourceClaimTemplate beside its Deployments: every kind replaced delete-first."""
     yield "PodCliqueSet", _grove_plan(scaling_adapter=False)
     objects, dcds = rendered()
     lws = {
         "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-        "metadata": {"name": f"{GRAPH}-decode-{HASH}-0", "namespace": NS,
-                     "labels": {"nvidia.com/dynamo-component": "decode", "nvidia.com/dynamo-worker-hash": HASH}},
+        "metadata": {"name": f"{GRAPH}-decode-0", "namespace": NS,
+                     "labels": {"nvidia.com/dynamo-component": "decode"}},
         "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 2, "workerTemplate": {"spec": {"containers": []}}}},
     }
     rct = {
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-        "metadata": {"name": f"gpus-{HASH}", "namespace": NS, "labels": {"nvidia.com/dynamo-component": "decode"}},
+        "metadata": {"name": "gpus", "namespace": NS, "labels": {"nvidia.com/dynamo-component": "decode"}},
         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}},
     }
     yield "LeaderWorkerSet", plan_from_rendered(load_graph(graph_doc()), [*objects, lws, rct], dcds, NS)

@@ -7,7 +7,15 @@ from __future__ import annotations
 import copy
 
 import pytest
-from update_rule_cases import BASE, IMMUTABLE_CASES, MULTINODE, MUTABLE_CASES, PLATFORM, RuleCase
+from update_rule_cases import (
+    BASE,
+    IMMUTABLE_CASES,
+    MULTINODE,
+    MUTABLE_CASES,
+    ONCE_SET_CASES,
+    PLATFORM,
+    RuleCase,
+)
 
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.mocks import Recording, run_program
@@ -74,6 +82,13 @@ def _trigger(doc) -> dict:
 @pytest.mark.parametrize("case", IMMUTABLE_CASES, ids=lambda c: c.id)
 def test_an_immutable_change_changes_the_replacement_trigger(case: RuleCase):
     assert _trigger(case.old) != _trigger(case.new)
+
+
+@pytest.mark.parametrize("case", ONCE_SET_CASES, ids=lambda c: c.id)
+def test_a_value_set_where_none_was_changes_the_trigger_under_the_rules_name(case: RuleCase):
+    """What ``diff --mode operator`` must then show as a replacement (test_cli_mode_verdicts)."""
+    before, after = _trigger(case.old), _trigger(case.new)
+    assert [key for key in after if before.get(key) != after[key] and case.rule in key]
 
 
 @pytest.mark.parametrize("case", MUTABLE_CASES, ids=lambda c: c.id)

@@ -115,3 +115,13 @@ MUTABLE_CASES: list[RuleCase] = [
     RuleCase("env", "", BASE, _changed(BASE, lambda d: _decode(d)["podTemplate"]["spec"]["containers"][0].update(
         env=[{"name": "X", "value": "1"}]))),
 ]
+
+#: "Immutable once set" values set where none was: the webhook accepts, the replacement trigger
+#: changes (a pure function of NEW cannot tell "set" from "changed"), so Pulumi replaces the DGD.
+#: ``rule`` is the trigger key's rule name.
+ONCE_SET_CASES: list[RuleCase] = [
+    RuleCase("type-set", "type (immutable once set)",
+             _changed(BASE, lambda d: _decode(d).pop("type")), BASE),
+    RuleCase("workload-provider-set", f"metadata.annotations[{PROVIDER}]",
+             BASE, _changed(BASE, lambda d: d["metadata"].update(annotations={PROVIDER: "grove"}))),
+]

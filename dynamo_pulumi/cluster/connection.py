@@ -15,6 +15,7 @@ cluster, and never kept on a provider instance. Every failure to build it is a o
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,10 @@ REQUEST_TIMEOUT = 30.0
 
 @dataclass(frozen=True)
 class Connection:
-    """Where the cluster is. ``kubeconfig`` is the file's *contents* or a path to it."""
+    """Where the cluster is. ``kubeconfig`` is the file's *contents*, a path to it, or the parsed
+    document (pulumi-eks' ``Cluster.kubeconfig`` is an object Output, not text)."""
 
-    kubeconfig: str | None = None
+    kubeconfig: str | Mapping[str, Any] | None = None
     context: str | None = None
 
     def __repr__(self) -> str:  # never print a kubeconfig (it holds credentials)
@@ -39,14 +41,20 @@ class Connection:
         return f"Connection(kubeconfig={shown}, context={self.context!r})"
 
 
-def _as_config_dict(kubeconfig: str) -> dict[str, Any] | None:
-    """The kubeconfig document when ``kubeconfig`` is contents (YAML/JSON), None when a path."""
-    if "\n" not in kubeconfig and not kubeconfig.lstrip().startswith("{"):
+def _as_config_dict(kubeconfig: str | Mapping[str, Any]) -> dict[str, Any] | None:
+    """The kubeconfig document when ``kubeconfig`` is contents (YAML/JSON) or already a mapping,
+    None when a path."""
+    if isinstance(kubeconfig, Mapping):
+        loaded: Any = dict(kubeconfig)
+    elif not isinstance(kubeconfig, str):
+        raise ClusterError(f"kubeconfig must be the file's contents, its path or a mapping, not {type(kubeconfig).__name__}")
+    elif "\n" not in kubeconfig and not kubeconfig.lstrip().startswith("{"):
         return None
-    try:
-        loaded = yaml.safe_load(kubeconfig)
-    except yaml.YAMLError as exc:
-        raise ClusterError(f"kubeconfig is not valid YAML: {str(exc).splitlines()[0]}") from None
+    else:
+        try:
+            loaded = yaml.safe_load(kubeconfig)
+        except yaml.YAMLError as exc:
+            raise ClusterError(f"kubeconfig is not valid YAML: {str(exc).splitlines()[0]}") from None
     if not isinstance(loaded, dict) or "clusters" not in loaded:
         raise ClusterError("kubeconfig has no 'clusters' entry")
     return loaded
@@ -61,7 +69,7 @@ def _from_kubeconfig(connection: Connection) -> Any:
             document = _as_config_dict(connection.kubeconfig)
             if document is not None:
                 return config.new_client_from_config_dict(document, context=connection.context)
-            path = Path(connection.kubeconfig).expanduser()
+            path = Path(str(connection.kubeconfig)).expanduser()
             if not path.is_file():
                 raise ClusterError(f"kubeconfig file {str(path)!r} does not exist")
             return config.new_client_from_config(str(path), context=connection.context)

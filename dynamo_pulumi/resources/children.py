@@ -18,7 +18,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from dynamo_pulumi.resources.awaits import await_timeouts, with_await_annotations
-from dynamo_pulumi.resources.options import delete_before_replace, replace_on_changes
+from dynamo_pulumi.resources.options import deletes_first, replace_on_changes
 from dynamo_pulumi.resources.plan import PlannedObject
 from dynamo_pulumi.resources.triggers import replacement_trigger
 from dynamo_pulumi.resources.unknowns import OutputTable, restore
@@ -92,7 +92,7 @@ def child_options(
         parent=parent,
         ignore_changes=list(ignore_changes) if ignore_changes else None,
         replace_on_changes=replace or None,
-        delete_before_replace=delete_before_replace(planned.api_version, planned.kind) or None,
+        delete_before_replace=deletes_first(planned) or None,
         depends_on=depends_on or None,
         custom_timeouts=await_timeouts(planned, timeout_seconds, readiness_waits),
         replacement_trigger=replacement_trigger(planned.api_version, planned.kind, planned.obj),

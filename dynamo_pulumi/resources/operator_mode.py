@@ -28,7 +28,7 @@ import pulumi_kubernetes as k8s
 from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.deploy_mode import check_mode, without_unsent_metadata
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, plan_prediction, predicted_documents
+from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, plan_prediction
 from dynamo_pulumi.readiness.targets import revision
 from dynamo_pulumi.resources.plan import GraphPlan
 from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
@@ -106,8 +106,10 @@ def resolve_mode(spec: object, mode: str | None) -> str | None:
 
 def operator_expansion(plan: GraphPlan) -> list[ExpansionEntry]:
     """The ``{apiVersion, kind, name, digest}`` summary of what the operator will create (operator
-    mode), empty in render mode (there the objects are registered themselves)."""
-    return expansion_summary(predicted_documents(plan)) if plan.mode == "operator" else []
+    mode), empty in render mode (there the objects are registered themselves). Digested without
+    the replica counts a scaling adapter owns (:func:`plan_prediction`): a change of them in the
+    file is never sent, so the operator touches nothing for it."""
+    return expansion_summary(plan_prediction(plan)) if plan.mode == "operator" else []
 
 
 def register_operator_mode_readiness(

@@ -8,8 +8,9 @@ Two sources of "this change cannot be applied in place" exist (readiness-lifecyc
 * fields the cluster refuses to change but the provider knows nothing about: Grove PodCliqueSet
   composition, ``minAvailable``, ``startsAfter``; ``ResourceClaimTemplate.spec``; the
   LeaderWorkerSet group size. These are turned into ``replace_on_changes`` on the resource, and
-  because our objects keep the operator's fixed names, into ``delete_before_replace`` too (the
-  replacement cannot exist beside the old object under the same name).
+  for objects with a fixed name into ``delete_before_replace`` too (the replacement cannot exist
+  beside the old object under the same name); a hash-named worker object is replaced under a
+  new name and created first (:func:`deletes_first`).
 
 Paths use Pulumi's property-path syntax (``a.b[*].c``), which the engine matches against its
 detailed diff and :mod:`dynamo_pulumi.diffing` matches the same way.
@@ -135,13 +136,31 @@ def delete_before_replace(api_version: str, kind: str) -> bool:
     return bool(rules_for(api_version, kind).replace_on_changes)
 
 
+def deletes_first(planned: PlannedObject) -> bool:
+    """The ``delete_before_replace`` option of one object: only a fixed-name object of a kind we
+    add replace rules for.
+
+    The option overrides the provider's choice for *every* replacement of the resource (the
+    engine's step generator prefers ``goal.DeleteBeforeReplace`` over the provider's diff). A
+    hash-named worker LeaderWorkerSet (or claim template) is replaced because its name changes
+    with the worker generation, and everything that forces a replace (the group size) is part of
+    that hash, so the new object can exist beside the old one: left to the provider it is created
+    first and the old one deleted after the readiness resource saw the new one ready. Setting the
+    option there would delete the serving generation first.
+    """
+    return delete_before_replace(planned.api_version, planned.kind) and not planned.generation_named
+
+
 # --- ignore rules -----------------------------------------------------------------------------------
 
-#: Where a workload kind keeps its replica count (ignored when an autoscaler owns it).
+#: Where a workload kind keeps its replica count (ignored when an autoscaler owns it); the
+#: scaling adapter's own count is seeded from the component at create, then scaled through its
+#: scale subresource.
 REPLICA_PATHS: dict[str, str] = {
     "Deployment": "spec.replicas",
     "StatefulSet": "spec.replicas",
     "LeaderWorkerSet": "spec.replicas",
+    "DynamoGraphDeploymentScalingAdapter": "spec.replicas",
 }
 
 

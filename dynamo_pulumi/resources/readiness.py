@@ -45,19 +45,23 @@ from dynamo_pulumi.readiness.targets import (
 from dynamo_pulumi.resources.plan import GraphPlan
 from dynamo_pulumi.resources.unknowns import restore
 
+#: A kubeconfig as the user has it: the file's contents or path, or the parsed document.
+Kubeconfig = pulumi.Input[str] | pulumi.Input[Mapping[str, Any]]
+
 
 @dataclass(frozen=True)
 class ReadinessOptions:
     """What a user says about waiting: whether, how long, and how to reach the cluster.
 
-    ``kubeconfig`` is the file's contents or its path (may be a secret Output); without it and
+    ``kubeconfig`` is the file's contents, its path or the parsed document (may be a secret
+    Output, e.g. pulumi-eks' ``kubeconfig`` or ``kubeconfig_json``); without it and
     without ``context`` the stack config ``kubernetes:kubeconfig`` / ``kubernetes:context`` is
     used, else ``$KUBECONFIG``, ``~/.kube/config`` or the in-cluster service account.
     """
 
     wait: bool = True
     timeout: float | int | str = DEFAULT_TIMEOUT_SECONDS
-    kubeconfig: pulumi.Input[str] | None = None
+    kubeconfig: Kubeconfig | None = None
     context: str | None = None
 
     def __post_init__(self) -> None:
@@ -87,7 +91,7 @@ class ReadinessArgs:
     pod_selector: str = ""
     timeout_seconds: int = DEFAULT_TIMEOUT_SECONDS
     wait: bool = True
-    kubeconfig: pulumi.Input[str] | None = None
+    kubeconfig: Kubeconfig | None = None
     context: str | None = None
     expansion: list[dict[str, Any]] = field(default_factory=list)
     predicted: list[dict[str, Any]] = field(default_factory=list)
@@ -125,7 +129,7 @@ class GraphReadiness(pulumi.dynamic.Resource, module="dynamo", name="GraphReadin
         super().__init__(ReadinessProvider(), name, props, pulumi.ResourceOptions.merge(secret, opts))
 
 
-def _connection(options: ReadinessOptions) -> tuple[pulumi.Input[str] | None, str | None]:
+def _connection(options: ReadinessOptions) -> tuple[Kubeconfig | None, str | None]:
     """The explicit connection, else the stack config pulumi-kubernetes would read."""
     if options.kubeconfig is not None or options.context is not None:
         return options.kubeconfig, options.context

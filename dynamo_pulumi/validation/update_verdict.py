@@ -12,6 +12,12 @@
 
 Replicas of a component with a ``scalingAdapter`` are never sent by Pulumi (``ignore_changes``:
 the adapter owns them), so they are compared as sent: OLD's value.
+
+Operator mode has a second source of replacements: the custom resource's ``replacement_trigger``
+(:mod:`.immutable_identity`) also changes when an "immutable once set" value is set where none
+was, which the webhook accepts. Pulumi replaces the DGD then too, so the verdict lists those rules
+(``trigger_rules``): ``diff`` shows the replacement, ``validate --old`` a warning (not an error:
+the webhook admits the update).
 """
 
 from __future__ import annotations
@@ -39,11 +45,14 @@ class UpdateVerdict:
     #: for them, render mode reports them as planned replacements.
     replacements: list[FieldError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Operator mode: identity rules whose change replaces the custom resource through its
+    #: trigger although the webhook accepts the update (a value set where none was).
+    trigger_rules: list[str] = field(default_factory=list)
 
     @property
     def replaces_custom_resource(self) -> bool:
         """Operator mode: is the DGD/DCD deleted and created again?"""
-        return self.mode == "operator" and bool(self.replacements) and not self.errors
+        return self.mode == "operator" and bool(self.replacements or self.trigger_rules) and not self.errors
 
     def validate_errors(self) -> list[FieldError]:
         """What ``validate --old`` refuses: in operator mode exactly the webhook's errors."""
@@ -83,10 +92,29 @@ def update_verdict(
         refusals = _at_written_paths(operator_only_errors(new.object), new)
         return UpdateVerdict(checked, [*create.errors, *refusals], update_errors, create.warnings)
     if not update_errors:
-        return UpdateVerdict(checked, [], [], update.warnings)
+        rules = trigger_only_rules(old, sent, platform)
+        return UpdateVerdict(checked, [], [], [*update.warnings, *map(trigger_warning, rules)], rules)
     if create.errors:  # a replacement would be refused too: the update cannot be applied
         return UpdateVerdict(checked, update_errors, [], update.warnings)
     return UpdateVerdict(checked, [], update_errors, update.warnings)
+
+
+def trigger_only_rules(old: Graph, sent: Graph, platform: Platform) -> list[str]:
+    """The identity rules OLD -> NEW changes (what the replacement trigger sees); called when the
+    webhook accepted the update, so each is an "immutable once set" value newly set."""
+    from dynamo_pulumi.validation.immutable_identity import changed_rules, identity_of
+
+    if old.kind != sent.kind:
+        return []
+    return changed_rules(identity_of(old, platform), identity_of(sent, platform))
+
+
+def trigger_warning(rule: str) -> str:
+    return (
+        f"Pulumi replaces the custom resource (delete, then create): its replacement trigger's rule "
+        f"{rule!r} changes; the operator's webhook would accept this in place, but the trigger cannot "
+        "tell a value set where none was from a changed one"
+    )
 
 
 def create_verdict(new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None) -> UpdateVerdict:
