@@ -83,6 +83,8 @@ class Registration:
     custom_timeouts: tuple[str, str, str] = ("", "", "")
     #: The ``replacement_trigger`` option's value (None when unset).
     replacement_trigger: Any = None
+    #: ``hide_diffs``: property paths whose diffs the engine does not display.
+    hide_diffs: tuple[str, ...] = ()
 
     @property
     def parent_name(self) -> str:
@@ -205,6 +207,7 @@ class RecordingMonitor(MockMonitor):
                         request.customTimeouts.create, request.customTimeouts.update, request.customTimeouts.delete
                     ),
                     replacement_trigger=_trigger_of(request),
+                    hide_diffs=tuple(request.hideDiffs),
                 )
             )
         return response

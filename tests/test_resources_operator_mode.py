@@ -58,6 +58,13 @@ def test_operator_mode_registers_the_dgd_custom_resource_and_no_rendered_workloa
     assert readiness.inputs["mode"] == "operator" and cr.urn in readiness.dependencies
 
 
+def test_preview_diff_shows_the_compact_expansion_not_the_full_predicted_objects():
+    rec, _ = _run(BASE, mode="operator")
+    (readiness,) = rec.by_type(READINESS_TYPE)
+    assert readiness.inputs["expansion"] and readiness.inputs["predicted"]
+    assert readiness.hide_diffs == ("predicted",)
+
+
 def test_render_mode_registers_the_workloads_and_no_dgd():
     rec, _ = _run(BASE)
     assert rec.by_type(DGD_CR) == []

@@ -192,9 +192,10 @@ def register_operator_readiness(
     targets = operator_targets(plan.kind, plan.name, plan.namespace)
     args = _args(plan, options, "operator", targets, cr_revision,
                  expansion=[dict(e) for e in expansion], predicted=[dict(p) for p in predicted])
-    return GraphReadiness(
-        readiness_name(plan), args, pulumi.ResourceOptions(parent=owner, depends_on=[custom_resource])
-    )
+    # ``predicted`` (the full predicted objects, for the drift check) changes with ``expansion``; the
+    # compact expansion is what `pulumi preview --diff` should show, not nested object diffs.
+    opts = pulumi.ResourceOptions(parent=owner, depends_on=[custom_resource], hide_diffs=["predicted"])
+    return GraphReadiness(readiness_name(plan), args, opts)
 
 
 def watch_targets(props: Mapping[str, Any]) -> list[WatchTarget]:
