@@ -21,6 +21,7 @@ refusals are warnings: the rendering is only the predicted expansion.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -211,7 +212,27 @@ def refusal_errors(exc: RenderError, loaded: LoadedObject) -> list[FieldError]:
         message = message.removeprefix(f"{path}: ")
     else:
         path = "spec"
-    return [_refused(path, f"cannot be rendered: {message}", loaded)]
+    return [_refused(_indexed(path, loaded.object), f"cannot be rendered: {message}", loaded)]
+
+
+_NAMED_COMPONENT = re.compile(r"^spec\.components\[([^\]]+)\]")
+
+
+def _indexed(path: str, obj: Any) -> str:
+    """``path`` with a component named by its name (``spec.components[VllmWorker]``, as the
+    renderer knows a component) at the index the user wrote it (``spec.components[1]``), so
+    the error is a kubectl-style path and its file position is the component's; a standalone
+    DCD's own spec is ``spec``."""
+    match = _NAMED_COMPONENT.match(path)
+    if match is None or match.group(1).isdigit():
+        return path
+    rest = path[match.end():]
+    if isinstance(obj, DynamoComponentDeployment):
+        return f"spec{rest}"
+    names = [c.name for c in obj.components] if isinstance(obj, DynamoGraphDeployment) else []
+    if match.group(1) not in names:
+        return path
+    return f"spec.components[{names.index(match.group(1))}]{rest}"
 
 
 def _is_field_path(path: str) -> bool:
