@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from dynamo_pulumi.cli.common import (
     add_common,
@@ -38,6 +38,9 @@ from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, load_each
 from dynamo_pulumi.platform import Platform, load_platform
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.sources import SourceText
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
 OUTPUTS = ("text", "json", "github")
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         return EXIT_ERROR
     old_objects: dict[tuple[str, str], Any] = {}
     if args.old is not None:
-        old_contents = _load(args.old, args.inline)
+        old_contents = load_file(args.old, args.inline)
         if old_contents.failed:
             write_text(old_contents.failed, out, err)
             return EXIT_ERROR
@@ -87,7 +90,7 @@ def _write(reports: list[ObjectReport], output: str, out: TextIO, err: TextIO) -
 
 
 @dataclass
-class _FileContents:
+class FileContents:
     """One input: reports for documents that failed to load, every Dynamo object with its
     1-based document number (None in a single-document input), and the other kinds beside them."""
 
@@ -96,14 +99,22 @@ class _FileContents:
     others: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _load(name: str, inline: bool) -> _FileContents:
+def load_file(name: str, inline: bool) -> FileContents:
+    """Every document of one input loaded on its own; an unreadable input or bad YAML is one
+    report."""
     label = "<inline>" if inline else name
     try:
-        outcomes = list(load_each(read_input(name, inline)))
+        return load_contents(read_input(name, inline), label)
     except InputError as exc:
-        return _FileContents([ObjectReport(label, label, problems=[Problem.of_input(exc, label)])])
+        return FileContents([ObjectReport(label, label, problems=[Problem.of_input(exc, label)])])
+
+
+def load_contents(text: SourceText, label: str) -> FileContents:
+    """Every document of ``text`` loaded on its own, so one bad document never hides another's
+    errors (``render`` reads its file this way too). Reading and YAML errors raise InputError."""
+    outcomes = list(load_each(text))
     multi = len(outcomes) > 1
-    contents = _FileContents()
+    contents = FileContents()
     for outcome in outcomes:
         document = outcome.index + 1 if multi else None
         exc = outcome.error
@@ -129,7 +140,7 @@ def _check_file(
     mode: str,
 ) -> list[ObjectReport]:
     """One report per document of the file, in document order."""
-    contents = _load(name, inline)
+    contents = load_file(name, inline)
     if not contents.failed and not contents.loaded:
         label = "<inline>" if inline else name
         return [ObjectReport(label, label, problems=[Problem(f"no {KINDS_TEXT} found")])]
