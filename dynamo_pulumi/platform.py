@@ -199,10 +199,13 @@ def _read_platform_file(name: str) -> tuple[Any, DocumentPositions | None]:
     """The one YAML document of a platform file and where its fields are, read as graph files
     are read: a directory or a device is an error saying so, YAML errors name ``file:line:col``."""
     from dynamo_pulumi.sources import read_text_file
-    from dynamo_pulumi.yaml_source import parse_documents
+    from dynamo_pulumi.yaml_source import YamlSyntaxError, parse_documents
 
     try:
         documents = parse_documents(read_text_file(name), name)
+    except YamlSyntaxError as exc:  # keeps its position, for -o json and -o github
+        detail = str(exc).removeprefix(f"{exc.source}: ")
+        raise YamlSyntaxError(f"platform file: {detail}", name, exc.position) from None
     except InputError as exc:
         detail = str(exc).removeprefix(f"{exc.source}: ")
         raise InputError(f"platform file: {detail}", exc.source) from None

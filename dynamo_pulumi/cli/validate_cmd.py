@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dynamo_pulumi.cli.common import (
@@ -37,7 +37,7 @@ from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_githu
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, load_each
-from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.platform import Platform, PlatformError, load_platform
 
 if TYPE_CHECKING:
     from dynamo_pulumi.sources import SourceText
@@ -62,9 +62,13 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     check_stdin_once([*args.files, args.old], args.inline)
     try:
         check_namespace(args.namespace)
+    except InputError as exc:
+        _write([_settings_report(exc, "", "--namespace")], args.output, out, err)
+        return EXIT_ERROR
+    try:
         platform = load_platform(args.platform)
     except InputError as exc:
-        print(_one_line(str(exc)), file=err)
+        _write([_settings_report(exc, args.platform, args.platform)], args.output, out, err)
         return EXIT_ERROR
     old_objects: dict[tuple[str, str], Any] = {}
     if args.old is not None:
@@ -78,6 +82,17 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         reports += _check_file(name, args.inline, platform, args.namespace, old_objects, args.mode)
     _write(reports, args.output, out, err)
     return EXIT_OK if all(r.valid for r in reports) else EXIT_ERROR
+
+
+def _settings_report(exc: InputError, file: str, label: str) -> ObjectReport:
+    """A bad ``--platform`` file (or ``--namespace``, ``file`` "") as a report of its own, so
+    ``-o json`` and ``-o github`` say it in their format: one problem per platform field, at
+    its line."""
+    if isinstance(exc, PlatformError):
+        problems = [replace(Problem.of(e), message=f"invalid platform settings: {e}") for e in exc.errors]
+        return ObjectReport(file, label, problems=problems)
+    problem = Problem.of_input(exc, label)
+    return ObjectReport(file, label, problems=[replace(problem, message=_one_line(problem.message))])
 
 
 def _write(reports: list[ObjectReport], output: str, out: TextIO, err: TextIO) -> None:
