@@ -178,6 +178,15 @@ def _target_namespace_errors(namespace: str | None) -> list[FieldError]:
     """A namespace given by the caller (``--namespace``, ``namespace=``) must be a DNS-1123 label."""
     if namespace is None:
         return []
+    if not isinstance(namespace, str):  # a pulumi.Output (a Namespace resource's name), or any other value
+        return [
+            invalid(
+                "metadata.namespace", f"<{type(namespace).__name__}>",
+                "the target namespace must be a plain string: the rendered names, the Dynamo namespace and "
+                "service discovery are computed from it while the program runs, and a pulumi.Output's value "
+                "cannot be read at preview time; pass the name you gave the Namespace (and depends_on it)",
+            )
+        ]
     problems = dns1123_label_problems(namespace) if namespace else ["must not be empty"]
     return [invalid("metadata.namespace", namespace, f"target namespace {p}") for p in problems]
 
