@@ -122,6 +122,7 @@ def test_an_output_gpu_count_that_sizes_a_multinode_launch_is_refused_without_a_
         main_container(doc)["resources"]["limits"]["nvidia.com/gpu"] = out("8")
 
     message = refusal(edit, {"orchestrators": {"lws": {"enabled": True}}})
+    assert "spec.components[1].podTemplate.spec.containers[main].resources.limits[nvidia.com/gpu]: Forbidden" in message
     assert "nvidia.com/gpu" in message, message
     assert "cannot be read at preview time" in message
 
