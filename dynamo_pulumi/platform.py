@@ -13,14 +13,17 @@ to learn it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError
 
 from dynamo_pulumi.api.base import Bool, NonNegInt32, Str, WireModel
 from dynamo_pulumi.errors import FieldError, InputError, invalid
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.yaml_source import DocumentPositions
 
 DEFAULT_OPERATOR_VERSION = "1.6.0"
 
@@ -172,16 +175,10 @@ def load_platform(source: str | Path | dict[str, Any] | Platform | None) -> Plat
     if isinstance(source, Platform):
         return source
     name = "platform"
+    positions: DocumentPositions | None = None
     if isinstance(source, (str, Path)):
         name = str(source)
-        try:
-            data = yaml.safe_load(Path(source).read_text()) or {}
-        except OSError as exc:
-            raise InputError(f"cannot read platform file: {exc.strerror}", name) from None
-        except UnicodeDecodeError:
-            raise InputError("platform file is not UTF-8 text", name) from None
-        except yaml.YAMLError as exc:
-            raise InputError(f"platform file is not valid YAML: {exc}", name) from None
+        data, positions = _read_platform_file(name)
     else:
         data = source
     if not isinstance(data, dict):
@@ -191,11 +188,39 @@ def load_platform(source: str | Path | dict[str, Any] | Platform | None) -> Plat
     except ValidationError as exc:
         from dynamo_pulumi.api.parse import translate_errors
 
-        raise PlatformError(translate_errors(exc, data), name) from None
+        raise PlatformError(_located(translate_errors(exc, data), positions), name) from None
     errors = _value_errors(platform)
     if errors:
-        raise PlatformError(errors, name)
+        raise PlatformError(_located(errors, positions), name)
     return platform
+
+
+def _read_platform_file(name: str) -> tuple[Any, DocumentPositions | None]:
+    """The one YAML document of a platform file and where its fields are, read as graph files
+    are read: a directory or a device is an error saying so, YAML errors name ``file:line:col``."""
+    from dynamo_pulumi.sources import read_text_file
+    from dynamo_pulumi.yaml_source import YamlSyntaxError, parse_documents
+
+    try:
+        documents = parse_documents(read_text_file(name), name)
+    except YamlSyntaxError as exc:  # keeps its position, for -o json and -o github
+        detail = str(exc).removeprefix(f"{exc.source}: ")
+        raise YamlSyntaxError(f"platform file: {detail}", name, exc.position) from None
+    except InputError as exc:
+        detail = str(exc).removeprefix(f"{exc.source}: ")
+        raise InputError(f"platform file: {detail}", exc.source) from None
+    if len(documents) > 1:
+        raise InputError(f"a platform file holds one YAML document, found {len(documents)}", name)
+    if not documents:
+        return {}, None
+    return documents[0].value, documents[0].positions
+
+
+def _located(errors: list[FieldError], positions: DocumentPositions | None) -> list[FieldError]:
+    """Each error with the platform file position of its field (or of its nearest parent)."""
+    if positions is None:
+        return errors
+    return [e if e.position else replace(e, position=positions.position_of(e.path)) for e in errors]
 
 
 class PlatformError(InputError):
@@ -204,7 +229,9 @@ class PlatformError(InputError):
 
     def __init__(self, errors: list[FieldError], source: str = "") -> None:
         self.errors = errors
-        super().__init__("invalid platform settings: " + "; ".join(str(e) for e in errors), source)
+        # Led by the first error's file:line:col, so an editor or CI annotation jumps to it.
+        first = errors[0].position if errors else None
+        super().__init__("invalid platform settings: " + "; ".join(str(e) for e in errors), str(first or source))
 
 
 def _value_errors(platform: Platform) -> list[FieldError]:

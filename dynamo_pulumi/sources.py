@@ -41,13 +41,15 @@ def _describe(source: Source) -> str:
 
 
 def _looks_like_path(text: str) -> bool:
-    """A one-line string naming a file (rather than YAML text)."""
+    """A one-line string naming a file (rather than YAML text): a YAML/JSON file name, or any
+    path that exists (a directory or a device too, so reading it says what it is instead of
+    "no such file")."""
     if "\n" in text or not text.strip():
         return False
     if Path(text).suffix.lower() in (".yaml", ".yml", ".json"):
         return True
     try:
-        return Path(text).is_file()
+        return Path(text).exists()
     except OSError:
         return False
 

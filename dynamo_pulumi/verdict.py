@@ -21,6 +21,7 @@ refusals are warnings: the rendering is only the predicted expansion.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -177,6 +178,15 @@ def _target_namespace_errors(namespace: str | None) -> list[FieldError]:
     """A namespace given by the caller (``--namespace``, ``namespace=``) must be a DNS-1123 label."""
     if namespace is None:
         return []
+    if not isinstance(namespace, str):  # a pulumi.Output (a Namespace resource's name), or any other value
+        return [
+            invalid(
+                "metadata.namespace", f"<{type(namespace).__name__}>",
+                "the target namespace must be a plain string: the rendered names, the Dynamo namespace and "
+                "service discovery are computed from it while the program runs, and a pulumi.Output's value "
+                "cannot be read at preview time; pass the name you gave the Namespace (and depends_on it)",
+            )
+        ]
     problems = dns1123_label_problems(namespace) if namespace else ["must not be empty"]
     return [invalid("metadata.namespace", namespace, f"target namespace {p}") for p in problems]
 
@@ -211,7 +221,27 @@ def refusal_errors(exc: RenderError, loaded: LoadedObject) -> list[FieldError]:
         message = message.removeprefix(f"{path}: ")
     else:
         path = "spec"
-    return [_refused(path, f"cannot be rendered: {message}", loaded)]
+    return [_refused(_indexed(path, loaded.object), f"cannot be rendered: {message}", loaded)]
+
+
+_NAMED_COMPONENT = re.compile(r"^spec\.components\[([^\]]+)\]")
+
+
+def _indexed(path: str, obj: Any) -> str:
+    """``path`` with a component named by its name (``spec.components[VllmWorker]``, as the
+    renderer knows a component) at the index the user wrote it (``spec.components[1]``), so
+    the error is a kubectl-style path and its file position is the component's; a standalone
+    DCD's own spec is ``spec``."""
+    match = _NAMED_COMPONENT.match(path)
+    if match is None or match.group(1).isdigit():
+        return path
+    rest = path[match.end():]
+    if isinstance(obj, DynamoComponentDeployment):
+        return f"spec{rest}"
+    names = [c.name for c in obj.components] if isinstance(obj, DynamoGraphDeployment) else []
+    if match.group(1) not in names:
+        return path
+    return f"spec.components[{names.index(match.group(1))}]{rest}"
 
 
 def _is_field_path(path: str) -> bool:

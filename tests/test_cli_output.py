@@ -69,6 +69,30 @@ def test_validate_github_prints_one_annotation_per_error_at_its_line(
                          "should be greater than or equal to 0")
 
 
+def test_a_bad_platform_file_is_reported_in_the_chosen_format_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graph = write(tmp_path, "g.yaml", BETA)
+    platform = write(tmp_path, "p.yaml", "operatorVersion: 1.6.0\ncluster:\n  inferencePoolAvailable: maybe\n")
+    code, out, _ = run_cli(capsys, "validate", graph, "-p", platform, "-o", "json")
+    assert code == 1
+    ((report,),) = [json.loads(out)]
+    assert report["file"] == platform and report["valid"] is False
+    (error,) = report["errors"]
+    assert error["path"] == "cluster.inferencePoolAvailable"
+    assert (error["line"], error["column"]) == (3, 3)
+    code, out, _ = run_cli(capsys, "validate", graph, "-p", platform, "-o", "github")
+    assert code == 1
+    assert out.startswith(f"::error file={platform},line=3,col=3,title={platform}::invalid platform settings: ")
+
+
+def test_a_bad_namespace_is_an_annotation_without_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    graph = write(tmp_path, "g.yaml", BETA)
+    code, out, _ = run_cli(capsys, "validate", graph, "-n", "Bad", "-o", "github")
+    assert code == 1
+    assert out.startswith("::error title=--namespace::namespace 'Bad' is not a valid Kubernetes namespace")
+
+
 def test_github_annotations_escape_what_would_end_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import ALPHA, BETA, run_cli, write
+from cli_support import ALPHA, BETA, IMAGE, run_cli, write
 
 
 def _errors(capsys: pytest.CaptureFixture[str], path: str) -> list[dict]:
@@ -79,3 +79,15 @@ def test_preview_reports_a_schema_error_at_its_line(tmp_path: Path, capsys: pyte
     assert code == 1 and out == ""
     assert err.splitlines()[0] == 'error: The DynamoGraphDeployment "beta" is invalid:'
     assert f"{path}:17:7: spec.components[1].replicas: Invalid value: -2" in err
+
+
+@pytest.mark.parametrize("command", ["validate", "render", "preview"])
+def test_a_rendering_refusal_of_one_component_is_reported_at_that_component(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    worker = "- name: main\n              image: " + IMAGE + "\n              command: [python3, -m, dynamo.vllm]"
+    text = BETA.replace("backendFramework: vllm", "backendFramework: sglang")
+    path = write(tmp_path, "g.yaml", text[: text.rindex("- name: main")] + worker + "\n")
+    code, _, err = run_cli(capsys, command, path)
+    assert code == 1
+    assert f"{path}:15:7: spec.components[1]: Forbidden: cannot be rendered: backend framework mismatch" in err

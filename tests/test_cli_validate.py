@@ -158,7 +158,7 @@ def test_bad_platform_file_fails_cleanly(tmp_path: Path, capsys: pytest.CaptureF
     platform = write(tmp_path, "p.yaml", "orchestrators: [\n")
     code, out, err = run_cli(capsys, path, "--platform", platform)
     assert code == 1 and out == ""
-    assert err.startswith(f"{platform}: platform file is not valid YAML")
+    assert err.startswith(f"{platform}:2:1: platform file: invalid YAML")
     assert "\n" not in err.rstrip("\n")
 
 

@@ -145,6 +145,14 @@ def test_directory_is_an_input_error(tmp_path: Path) -> None:
         load_documents(tmp_path)
 
 
+def test_a_directory_or_a_device_named_as_a_string_says_what_it_is(tmp_path: Path) -> None:
+    # a str is a path or YAML text; an existing path is never reported as "no such file"
+    with pytest.raises(InputError, match="is a directory, not a file"):
+        load_documents(str(tmp_path))
+    with pytest.raises(InputError, match="is a character device, not a file"):
+        load_documents("/dev/null")
+
+
 def test_bad_yaml_is_an_input_error() -> None:
     with pytest.raises(InputError, match="invalid YAML"):
         load_documents("kind: [unclosed\nfoo: bar\n")

@@ -36,7 +36,7 @@ def test_operator_key_names_are_read(tmp_path: Path) -> None:
     [
         (b"orchestrators: {grove: {enabld: true}}\n", "invalid platform settings"),
         (b"- a\n- b\n", "must be a mapping"),
-        (b"key: [unclosed\n", "not valid YAML"),
+        (b"key: [unclosed\n", "platform file: invalid YAML"),
         (b"\xff\xfe\x00bad", "not UTF-8"),
     ],
 )
@@ -48,8 +48,36 @@ def test_bad_platform_files_are_clear_input_errors(tmp_path: Path, content: byte
 
 
 def test_a_missing_platform_file_is_a_clear_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot read platform file"):
+    with pytest.raises(InputError, match="platform file: no such file"):
         load_platform(tmp_path / "absent.yaml")
+
+
+def test_a_platform_file_yaml_error_names_the_file_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("orchestrators:\n  grove: [\n")
+    with pytest.raises(InputError) as info:
+        load_platform(path)
+    assert str(info.value).startswith(f"{path}:3:1: platform file: invalid YAML:")
+    assert "<unicode string>" not in str(info.value)
+
+
+def test_a_directory_or_a_device_as_platform_file_is_an_error_saying_what_it_is(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="platform file: is a directory, not a file"):
+        load_platform(tmp_path)
+    with pytest.raises(InputError, match="platform file: is a character device, not a file"):
+        load_platform("/dev/null")
+
+
+def test_a_platform_schema_error_is_led_by_the_line_of_its_field(tmp_path: Path) -> None:
+    from dynamo_pulumi.platform import PlatformError
+
+    path = tmp_path / "p.yaml"
+    path.write_text("operatorVersion: 1.6.0\ncluster:\n  inferencePoolAvailable: maybe\n")
+    with pytest.raises(PlatformError) as info:
+        load_platform(path)
+    (error,) = info.value.errors
+    assert (error.position.line, error.position.column) == (3, 3)
+    assert str(info.value).startswith(f"{path}:3:3: invalid platform settings: cluster.inferencePoolAvailable:")
 
 
 def test_a_platform_model_passes_through() -> None:
@@ -66,7 +94,7 @@ def test_an_operator_version_that_is_no_semver_is_reported_against_the_platform_
         load_platform(path)
     (error,) = info.value.errors
     assert error.path == "operatorVersion" and error.value == "banana"
-    assert str(info.value).startswith(f'{path}: invalid platform settings: operatorVersion: Invalid value: "banana"')
+    assert str(info.value).startswith(f'{path}:1:1: invalid platform settings: operatorVersion: Invalid value: "banana"')
 
 
 def test_platform_schema_errors_are_at_the_files_own_paths_in_the_api_servers_words(tmp_path) -> None:

@@ -171,6 +171,22 @@ def test_one_invalid_graph_in_a_file_prints_nothing_on_stdout(tmp_path: Path, ca
     assert "replicas" in captured.err
 
 
+def test_every_refused_document_of_a_file_is_reported_in_document_order(tmp_path: Path, capsys) -> None:
+    # document 2 is refused by the verdict, document 3 already when loading: neither hides the other
+    bad_name = GRAPH.replace("name: demo", "name: Bad_Name")
+    bad_schema = GRAPH.replace("name: demo", "name: broken").replace("replicas: 2", "replicas: -1")
+    path = tmp_path / "three.yaml"
+    path.write_text(GRAPH + "---\n" + bad_name + "---\n" + bad_schema)
+    assert main(["render", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    headers = [line for line in captured.err.splitlines() if line.endswith("is invalid:")]
+    assert headers == [
+        f'{path} (document 2): The DynamoGraphDeployment "Bad_Name" is invalid:',
+        f'{path} (document 3): The DynamoGraphDeployment "broken" is invalid:',
+    ]
+
+
 def test_a_file_without_any_graph_is_a_clear_error(tmp_path: Path, capsys) -> None:
     path = tmp_path / "cm.yaml"
     path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")

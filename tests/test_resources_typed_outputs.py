@@ -122,8 +122,44 @@ def test_an_output_gpu_count_that_sizes_a_multinode_launch_is_refused_without_a_
         main_container(doc)["resources"]["limits"]["nvidia.com/gpu"] = out("8")
 
     message = refusal(edit, {"orchestrators": {"lws": {"enabled": True}}})
+    assert "spec.components[1].podTemplate.spec.containers[main].resources.limits[nvidia.com/gpu]: Forbidden" in message
     assert "nvidia.com/gpu" in message, message
     assert "cannot be read at preview time" in message
+
+
+@pytest.mark.parametrize("orchestrator", ["lws", "grove"])
+def test_an_output_node_count_is_refused_at_its_field_before_anything_is_rendered(orchestrator: str) -> None:
+    # the node count sizes pods, ranks and host lists: no stand-in number can render in its place
+    (error,) = _graph_errors(
+        lambda d: worker(d).__setitem__("multinode", {"nodeCount": out(2)}),
+        {"orchestrators": {orchestrator: {"enabled": True}}},
+    )
+    assert error.path == "spec.components[1].multinode.nodeCount"
+    assert "the node count decides how many pods and ranks" in error.detail
+    assert "cannot be read at preview time; give a plain number" in error.detail
+
+
+def test_an_output_target_namespace_is_refused_at_metadata_namespace() -> None:
+    def program() -> None:
+        DynamoGraphDeployment("g", example(), namespace=out("team-a"))  # type: ignore[arg-type]
+
+    with pytest.raises(GraphValidationError) as info:
+        run_program(program)
+    (error,) = info.value.errors
+    assert error.path == "metadata.namespace"
+    assert "the target namespace must be a plain string" in error.detail
+    assert "cannot be read at preview time" in error.detail
+
+
+def _graph_errors(edit: Callable[[dict[str, Any]], None], platform: dict[str, Any]) -> list[Any]:
+    def program() -> None:
+        doc = copy.deepcopy(example())
+        edit(doc)
+        DynamoGraphDeployment("g", doc, platform=platform)
+
+    with pytest.raises(GraphValidationError) as info:
+        run_program(program)
+    return list(info.value.errors)
 
 
 def test_an_output_list_the_rendering_merges_is_refused_clearly() -> None:

@@ -77,7 +77,7 @@ def test_a_backend_framework_that_contradicts_the_command_is_refused() -> None:
     doc = example()
     doc["spec"]["backendFramework"] = "sglang"
     assert errors_of(doc) == [
-        'spec.components[VllmWorker]: Forbidden: cannot be rendered: backend framework mismatch: '
+        'spec.components[1]: Forbidden: cannot be rendered: backend framework mismatch: '
         'detected "vllm" from command but explicitly configured as "sglang"'
     ]
 

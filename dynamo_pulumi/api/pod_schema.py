@@ -145,6 +145,38 @@ def _closed(schema: Any) -> Any:
     return schema
 
 
+#: Every definition this module validates against; the registry holds only what they reach.
+_ROOTS = (POD_TEMPLATE_SPEC, POD_SPEC, CONTAINER, PROBE, ENV_VAR, RESOURCE_CLAIM)
+_REF = "$ref"
+
+
+def _refs(schema: Any) -> Iterator[str]:
+    """The definition names ``schema`` refers to (``#/$defs/<name>``)."""
+    if isinstance(schema, dict):
+        ref = schema.get(_REF)
+        if isinstance(ref, str):
+            yield ref.rpartition("/")[2]
+        for value in schema.values():
+            yield from _refs(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _refs(value)
+
+
+def _reachable(table: Mapping[str, Any], roots: Iterable[str]) -> dict[str, Any]:
+    """The definitions ``roots`` reach: about 110 of the ~770 in the file, so preparing the
+    registry (closing every object, which each ``validate`` run pays once) costs a seventh."""
+    kept: dict[str, Any] = {}
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in kept:
+            continue
+        kept[name] = table[name]
+        pending += [ref for ref in _refs(table[name]) if ref not in kept]
+    return kept
+
+
 @lru_cache(maxsize=2)
 def _registry(decoded: bool) -> Registry:
     """The definitions adjusted to the CRD (see the module docstring).
@@ -155,7 +187,7 @@ def _registry(decoded: bool) -> Registry:
     from referencing import Registry, Resource
 
     defs = dict(_definitions())
-    table = dict(defs["$defs"])
+    table = _reachable(defs["$defs"], _ROOTS)
     meta = copy.deepcopy(table[_OBJECT_META])
     meta["properties"] = {k: v for k, v in meta["properties"].items() if k in _KEPT_METADATA}
     table[_OBJECT_META] = meta

@@ -9,7 +9,8 @@ rendering); a refused graph prints its errors on stderr, exits 1 and prints noth
 expands into) or ``all`` (components first, then objects). One document per object, stable order.
 A file with several graphs renders each, in file order; one invalid graph fails the whole command
 so that nothing partial reaches stdout. Errors are printed as ``validate`` prints them, with the
-file, line and column of each field.
+file, line and column of each field, for every document (a document that fails to load does
+not hide the errors of the others).
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ import yaml
 
 from dynamo_pulumi.cli.common import add_common, read_input, subcommand_parser, warn
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
+from dynamo_pulumi.cli.validate_cmd import FileContents, load_contents
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_text
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, load_documents
+from dynamo_pulumi.loading import GRAPH_KINDS
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render import RenderResult
 from dynamo_pulumi.verdict import Verdict, judge
@@ -65,34 +67,38 @@ def dump_stream(documents: list[dict[str, Any]], dumper: type = _DUMPER) -> str:
 
 
 def _verdicts(
-    graphs: list[LoadedObject], others: list[dict[str, Any]], platform: Platform, namespace: str | None
-) -> list[Verdict] | None:
+    contents: FileContents, platform: Platform, namespace: str | None
+) -> tuple[list[Verdict], list[ObjectReport]]:
     """The deployability verdict of every graph (errors at alpha paths for v1alpha1 files, each
     with its file position), asked as "what would the operator create?" (features only operator
     mode deploys are shown, not refused), with the file's other documents beside it (DRA claim
-    templates); warnings and errors go to stderr. None when any graph is refused."""
+    templates); warnings go to stderr. Also the report of every refused or unloadable document,
+    in document order."""
     verdicts: list[Verdict] = []
-    for loaded in graphs:
-        verdict = judge(loaded, platform, namespace, objects=others, for_expansion=True)
+    refused = list(contents.failed)
+    for document, loaded in contents.loaded:
+        if loaded.object.kind not in GRAPH_KINDS:
+            continue
+        verdict = judge(loaded, platform, namespace, objects=contents.others, for_expansion=True)
         for warning in verdict.warnings:
             warn(warning, loaded.source)
         if not verdict.deployable:
-            report = ObjectReport(loaded.source, loaded.source, kind=loaded.object.kind, name=loaded.object.name,
-                                  problems=[Problem.of(e) for e in verdict.errors])
-            write_text([report], sys.stdout, sys.stderr)
+            refused.append(ObjectReport(loaded.source, loaded.source, document, kind=loaded.object.kind,
+                                        name=loaded.object.name, problems=[Problem.of(e) for e in verdict.errors]))
         verdicts.append(verdict)
-    return verdicts if all(v.deployable for v in verdicts) else None
+    return verdicts, sorted(refused, key=lambda r: r.document or 0)
 
 
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
-    loaded = load_documents(read_input(args.file, args.inline))
-    graphs = loaded.graphs
-    if not graphs:
-        raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", loaded.source)
+    label = "<inline>" if args.inline else args.file
+    contents = load_contents(read_input(args.file, args.inline), label)
+    if not contents.failed and not any(lo.object.kind in GRAPH_KINDS for _, lo in contents.loaded):
+        raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", label)
     platform = load_platform(args.platform)
-    verdicts = _verdicts(graphs, list(loaded.others), platform, args.namespace)
-    if verdicts is None:
+    verdicts, refused = _verdicts(contents, platform, args.namespace)
+    if refused:
+        write_text(refused, sys.stdout, sys.stderr)
         return EXIT_ERROR
     documents: list[dict[str, Any]] = []
     for verdict in verdicts:

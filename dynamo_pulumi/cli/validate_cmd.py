@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TextIO
 
 from dynamo_pulumi.cli.common import (
     add_common,
@@ -37,7 +37,10 @@ from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_githu
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, load_each
-from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.platform import Platform, PlatformError, load_platform
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.sources import SourceText
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
 OUTPUTS = ("text", "json", "github")
@@ -59,13 +62,17 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     check_stdin_once([*args.files, args.old], args.inline)
     try:
         check_namespace(args.namespace)
+    except InputError as exc:
+        _write([_settings_report(exc, "", "--namespace")], args.output, out, err)
+        return EXIT_ERROR
+    try:
         platform = load_platform(args.platform)
     except InputError as exc:
-        print(_one_line(str(exc)), file=err)
+        _write([_settings_report(exc, args.platform, args.platform)], args.output, out, err)
         return EXIT_ERROR
     old_objects: dict[tuple[str, str], Any] = {}
     if args.old is not None:
-        old_contents = _load(args.old, args.inline)
+        old_contents = load_file(args.old, args.inline)
         if old_contents.failed:
             write_text(old_contents.failed, out, err)
             return EXIT_ERROR
@@ -75,6 +82,17 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         reports += _check_file(name, args.inline, platform, args.namespace, old_objects, args.mode)
     _write(reports, args.output, out, err)
     return EXIT_OK if all(r.valid for r in reports) else EXIT_ERROR
+
+
+def _settings_report(exc: InputError, file: str, label: str) -> ObjectReport:
+    """A bad ``--platform`` file (or ``--namespace``, ``file`` "") as a report of its own, so
+    ``-o json`` and ``-o github`` say it in their format: one problem per platform field, at
+    its line."""
+    if isinstance(exc, PlatformError):
+        problems = [replace(Problem.of(e), message=f"invalid platform settings: {e}") for e in exc.errors]
+        return ObjectReport(file, label, problems=problems)
+    problem = Problem.of_input(exc, label)
+    return ObjectReport(file, label, problems=[replace(problem, message=_one_line(problem.message))])
 
 
 def _write(reports: list[ObjectReport], output: str, out: TextIO, err: TextIO) -> None:
@@ -87,7 +105,7 @@ def _write(reports: list[ObjectReport], output: str, out: TextIO, err: TextIO) -
 
 
 @dataclass
-class _FileContents:
+class FileContents:
     """One input: reports for documents that failed to load, every Dynamo object with its
     1-based document number (None in a single-document input), and the other kinds beside them."""
 
@@ -96,14 +114,22 @@ class _FileContents:
     others: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _load(name: str, inline: bool) -> _FileContents:
+def load_file(name: str, inline: bool) -> FileContents:
+    """Every document of one input loaded on its own; an unreadable input or bad YAML is one
+    report."""
     label = "<inline>" if inline else name
     try:
-        outcomes = list(load_each(read_input(name, inline)))
+        return load_contents(read_input(name, inline), label)
     except InputError as exc:
-        return _FileContents([ObjectReport(label, label, problems=[Problem.of_input(exc, label)])])
+        return FileContents([ObjectReport(label, label, problems=[Problem.of_input(exc, label)])])
+
+
+def load_contents(text: SourceText, label: str) -> FileContents:
+    """Every document of ``text`` loaded on its own, so one bad document never hides another's
+    errors (``render`` reads its file this way too). Reading and YAML errors raise InputError."""
+    outcomes = list(load_each(text))
     multi = len(outcomes) > 1
-    contents = _FileContents()
+    contents = FileContents()
     for outcome in outcomes:
         document = outcome.index + 1 if multi else None
         exc = outcome.error
@@ -129,7 +155,7 @@ def _check_file(
     mode: str,
 ) -> list[ObjectReport]:
     """One report per document of the file, in document order."""
-    contents = _load(name, inline)
+    contents = load_file(name, inline)
     if not contents.failed and not contents.loaded:
         label = "<inline>" if inline else name
         return [ObjectReport(label, label, problems=[Problem(f"no {KINDS_TEXT} found")])]

@@ -143,7 +143,8 @@ def _escape_property(text: str) -> str:
 
 
 def _annotation(level: str, file: str, position: SourcePosition | None, title: str, message: str) -> str:
-    props = [f"file={_escape_property(position.file if position else file)}"]
+    where = position.file if position else file
+    props = [f"file={_escape_property(where)}"] if where else []  # --namespace names no file
     if position is not None:
         props += [f"line={position.line}", f"col={position.column}"]
     props.append(f"title={_escape_property(title)}")

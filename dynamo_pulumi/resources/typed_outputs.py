@@ -28,6 +28,13 @@ PREVIEW_NOTE = "a pulumi.Output's value cannot be read at preview time"
 _TYPE_ERROR = re.compile(r"in body must be of type (\w+)")
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 MAX_ROUNDS = 4
+#: Integer fields whose value the rendering sizes things by (pods, ranks, host lists), so no
+#: stand-in can take its place: a stand-in of about 10**9 would render 10**9 ranks.
+_SIZING = re.compile(r"(^|\.)multinode\.nodeCount$")
+_SIZING_DETAIL = (
+    "the node count decides how many pods and ranks the rendering creates and their launch flags "
+    "(mpirun -n, vLLM's multinode flags), and {note}; give a plain number"
+)
 
 
 def load_with_outputs(document: Source, table: OutputTable) -> LoadedObject:
@@ -52,8 +59,8 @@ def _with_stand_ins(document: Mapping[str, Any], errors: list[FieldError], table
     fixed: Any = None
     for error in errors:
         match = _TYPE_ERROR.search(error.detail)
-        if match is None or match.group(1) != "integer":
-            continue
+        if match is None or match.group(1) != "integer" or _SIZING.search(error.path):
+            continue  # a sizing field keeps its type error, which explain() words
         steps = _steps(error.path)
         ident = table.ident_of_token(_get(document, steps)) if steps else None
         if ident is None:
@@ -140,6 +147,8 @@ def _explain_one(error: FieldError, table: OutputTable) -> FieldError:
                 'of that image (for example "1.3.1")',
             )
     type_error = _TYPE_ERROR.search(error.detail)
+    if type_error and error.path in table.paths.values() and _SIZING.search(error.path):
+        return invalid(error.path, "<pulumi.Output>", _SIZING_DETAIL.format(note=PREVIEW_NOTE))
     if type_error and error.path in table.paths.values():
         return invalid(
             error.path,

@@ -27,7 +27,10 @@ def container_gpus(inp: BackendInput) -> int:
         return resolve_gpu_count(main, pod_spec, inp.dra)
     except RenderError as exc:
         message = str(exc).removeprefix(f"{exc.path}: ") if exc.path else str(exc)
-        where = "podTemplate.spec.containers[main]" + (f".{exc.path}" if exc.path else "")
+        # the component by name; the verdict reports it at its index (spec.components[i]...)
+        where = f"spec.components[{inp.component_name}].podTemplate.spec.containers[main]" + (
+            f".{exc.path}" if exc.path else ""
+        )
         raise RenderError(f"component {inp.component_name!r}: {message}", where) from None
 
 
