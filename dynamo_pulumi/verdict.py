@@ -99,10 +99,11 @@ def judge(
     ``namespace`` is the target namespace (default: the object's, else ``default``); ``old`` the
     object as deployed now, for an update (:mod:`dynamo_pulumi.validation.update_verdict` decides
     per mode); ``objects`` the other Kubernetes objects beside the graph (DRA claim templates).
-    In operator mode a rendering refusal is no error (the operator renders in the cluster): the
-    prediction is empty and a warning says why. ``for_expansion`` is ``dynamo-pulumi render``'s
-    question, "what would the operator create?": features only the operator can deploy are not
-    refused, rendering refusals are.
+    In operator mode the rendering is the prediction, made from the custom resource as it is sent,
+    and a rendering refusal is no error (the operator renders in the cluster): the prediction is
+    empty and a warning says why. ``for_expansion`` is ``dynamo-pulumi render``'s question, "what
+    would the operator create?": features only the operator can deploy are not refused, rendering
+    refusals are (there is nothing to print without the rendering).
     """
     from dynamo_pulumi.deploy_mode import check_mode
 
@@ -118,7 +119,8 @@ def judge(
     admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked)
     outcome = Verdict(kind, name, admission.errors, admission.warnings, None, checked, admission.replacements)
     if not outcome.errors and isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
-        outcome = _rendered(outcome, loaded, platform, target, objects, checked == "operator" and not for_expansion)
+        outcome = _rendered(outcome, loaded, platform, target, objects, as_sent=checked == "operator",
+                            refusals_warn=checked == "operator" and not for_expansion)
     return _located(outcome, loaded)
 
 
@@ -134,21 +136,23 @@ def _rendered(
     platform: Platform,
     namespace: str,
     objects: Sequence[Mapping[str, Any]],
-    predict_only: bool,
+    as_sent: bool,
+    refusals_warn: bool,
 ) -> Verdict:
-    """The admitted ``outcome`` with its rendering, or with rendering's refusals as errors
-    (``predict_only``: as a warning and an empty prediction)."""
+    """The admitted ``outcome`` with its rendering (``as_sent``: of the custom resource as operator
+    mode sends it), or with rendering's refusals as errors (``refusals_warn``: as a warning and an
+    empty prediction)."""
     from dynamo_pulumi.deploy_mode import sent_in_operator_mode
     from dynamo_pulumi.render import RenderResult, render_graph  # late: a refused graph never pays for it
 
     graph = loaded.object
-    if predict_only:  # the prediction is rendered from the custom resource as operator mode sends it
+    if as_sent:
         graph, notes = sent_in_operator_mode(graph)  # type: ignore[arg-type]
         outcome = replace(outcome, warnings=[*outcome.warnings, *notes])
     try:
         rendered = render_graph(graph, platform, namespace, objects=objects)  # type: ignore[arg-type]
     except RenderError as exc:
-        if predict_only:
+        if refusals_warn:
             note = f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"
             return replace(outcome, warnings=[*outcome.warnings, note], rendered=RenderResult())
         return replace(outcome, errors=refusal_errors(exc, loaded))

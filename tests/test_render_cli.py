@@ -238,3 +238,35 @@ def test_corpus_renders_are_the_same_with_or_without_libyaml(conformance_dir: Pa
             assert dump_stream(documents, yaml.CSafeDumper) == dump_stream(documents, yaml.SafeDumper), path.name
             compared += 1
     assert compared > 40
+
+
+OWNED_DCD = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoComponentDeployment
+metadata:
+  name: llama-frontend
+  namespace: prod
+  ownerReferences: [{apiVersion: nvidia.com/v1beta1, kind: DynamoGraphDeployment, name: llama, uid: u1, controller: true}]
+spec:
+  name: frontend
+  type: frontend
+  podTemplate: {spec: {containers: [{name: main, image: "frontend:1.4.0"}]}}
+"""
+
+
+def _parent_env(docs: list[dict]) -> str:
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    (main_container,) = [c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == "main"]
+    return {e["name"]: e.get("value") for e in main_container["env"]}["DYN_PARENT_DGD_K8S_NAME"]
+
+
+def test_render_in_operator_mode_renders_the_custom_resource_as_it_is_sent(tmp_path: Path, capsys) -> None:
+    """Operator mode never sends ownerReferences (their uids name objects of one cluster), so the
+    operator, and `render --mode operator`, see an unowned DCD; render mode reads the owner."""
+    path = tmp_path / "dcd.yaml"
+    path.write_text(OWNED_DCD)
+    code, rendered, _ = run(capsys, str(path))
+    assert code == 0 and _parent_env(rendered) == "llama"
+    code, predicted, err = run(capsys, str(path), "--mode", "operator")
+    assert code == 0 and _parent_env(predicted) == "llama-frontend"
+    assert "ownerReferences is not sent in operator mode" in err

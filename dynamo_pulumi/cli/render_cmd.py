@@ -1,6 +1,10 @@
-"""dynamo-pulumi render FILE [-p PLATFORM] [-n NS] [--stage objects|components|all]
+"""dynamo-pulumi render FILE [-p PLATFORM] [-n NS] [--mode render|operator] [--stage objects|components|all]
 
 Print what the operator would create, as a YAML stream (FILE may be ``-`` for standard input).
+Features only operator mode can deploy (a Kubernetes-API planner, LPX, checkpoints) are printed,
+not refused, in either mode. ``--mode operator`` renders the custom resource as operator mode
+sends it (cluster-only metadata such as ownerReferences left out): exactly the expansion
+``preview --mode operator`` predicts and the drift check compares with.
 
 The graph gets the deployability verdict ``validate`` gives (admission, then every refusal of
 rendering); a refused graph prints its errors on stderr, exits 1 and prints nothing on stdout.
@@ -21,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from dynamo_pulumi.cli.common import add_common, read_input, subcommand_parser, warn
+from dynamo_pulumi.cli.common import add_common, add_mode, read_input, subcommand_parser, warn
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_cmd import FileContents, load_contents
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_text
@@ -39,6 +43,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subcommand_parser(subparsers, "render", __doc__)
     parser.add_argument("file", help="YAML file holding DGDs or DCDs ('-': stdin; companion documents are ignored)")
     add_common(parser)
+    add_mode(parser)
     parser.add_argument("--stage", choices=STAGES, default="objects", help="what to print (default: objects)")
     parser.set_defaults(run=run)
 
@@ -67,7 +72,7 @@ def dump_stream(documents: list[dict[str, Any]], dumper: type = _DUMPER) -> str:
 
 
 def _verdicts(
-    contents: FileContents, platform: Platform, namespace: str | None
+    contents: FileContents, platform: Platform, namespace: str | None, mode: str
 ) -> tuple[list[Verdict], list[ObjectReport]]:
     """The deployability verdict of every graph (errors at alpha paths for v1alpha1 files, each
     with its file position), asked as "what would the operator create?" (features only operator
@@ -79,7 +84,7 @@ def _verdicts(
     for document, loaded in contents.loaded:
         if loaded.object.kind not in GRAPH_KINDS:
             continue
-        verdict = judge(loaded, platform, namespace, objects=contents.others, for_expansion=True)
+        verdict = judge(loaded, platform, namespace, mode=mode, objects=contents.others, for_expansion=True)
         for warning in verdict.warnings:
             warn(warning, loaded.source)
         if not verdict.deployable:
@@ -96,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if not contents.failed and not any(lo.object.kind in GRAPH_KINDS for _, lo in contents.loaded):
         raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", label)
     platform = load_platform(args.platform)
-    verdicts, refused = _verdicts(contents, platform, args.namespace)
+    verdicts, refused = _verdicts(contents, platform, args.namespace, args.mode)
     if refused:
         write_text(refused, sys.stdout, sys.stderr)
         return EXIT_ERROR
