@@ -3,7 +3,9 @@
 What ``pulumi up`` would create, without a cluster or the Pulumi CLI. The real program (:func:`dynamo_pulumi.program.deploy`) runs in-process under Pulumi mocks in
 preview mode, and the registered resources are printed as a tree (type, name, Kubernetes object
 name), parents above children. Without FILE the embedded example graph is previewed; ``-``
-reads the graph from standard input. ``-o json`` prints one object per resource, sorted by
+reads the graph from standard input. FILE holds one graph (a DGD or a standalone DCD), with any
+other documents beside it (``render`` takes files with several graphs). ``-o json`` prints one
+object per resource, sorted by
 parent, type and name, the same bytes on every run: operation, type, name, parent, parentType,
 object, inputs, ignoreChanges, replaceOnChanges, deleteBeforeReplace. With ``--mode operator``
 the DGD/DCD custom resource is what Pulumi creates, and the operator's predicted expansion is
