@@ -48,3 +48,14 @@ def _fresh_event_loop():
     yield
     loop.close()
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def server():
+    """A loopback HTTP server replaying recorded Kubernetes API responses to the real client
+    (``tests/replay_support.py``), closed after the test."""
+    from replay_support import ReplayServer
+
+    replay = ReplayServer().start()
+    yield replay
+    replay.close()

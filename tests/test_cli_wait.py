@@ -16,13 +16,6 @@ from dynamo_pulumi.render import render_graph
 
 
 @pytest.fixture
-def server():
-    replay = ReplayServer().start()
-    yield replay
-    replay.close()
-
-
-@pytest.fixture
 def files(tmp_path, server):
     graph = tmp_path / "graph.yaml"
     graph.write_text(yaml.safe_dump(graph_doc()))

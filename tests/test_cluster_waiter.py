@@ -21,13 +21,6 @@ LWS = ResourceRef("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
 DGD = ResourceRef("nvidia.com/v1beta1", "DynamoGraphDeployment")
 
 
-@pytest.fixture
-def server():
-    replay = ReplayServer().start()
-    yield replay
-    replay.close()
-
-
 def deployment(name: str, component: str, ready: int, desired: int = 2, version: str = "10") -> dict:
     base = patched(recorded("deployment"), {
         "metadata": {"name": name, "namespace": NS, "resourceVersion": version,

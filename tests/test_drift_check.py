@@ -34,13 +34,6 @@ WARNING = f"warning: {LABEL}: drift from the prediction: "
 
 
 @pytest.fixture
-def server():
-    replay = ReplayServer().start()
-    yield replay
-    replay.close()
-
-
-@pytest.fixture
 def files(tmp_path, server):
     graph = tmp_path / "graph.yaml"
     graph.write_text(yaml.safe_dump(graph_doc()))

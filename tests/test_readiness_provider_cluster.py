@@ -14,13 +14,6 @@ from dynamo_pulumi.cluster.provider import ReadinessProvider
 from dynamo_pulumi.cluster.waiter import EVENT, POD
 
 
-@pytest.fixture
-def server():
-    replay = ReplayServer().start()
-    yield replay
-    replay.close()
-
-
 def props(server: ReplayServer, **changes):
     base = {
         "mode": "render", "kind": "DynamoGraphDeployment", "graph": "llm", "namespace": NS,
