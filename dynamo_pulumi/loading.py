@@ -223,9 +223,13 @@ def load_graph(source: Source) -> DynamoGraphDeployment | DynamoComponentDeploym
 
 
 def load_graph_entry(source: Source) -> LoadedObject:
-    """Like :func:`load_graph`, with the source apiVersion and alpha path map."""
+    """Like :func:`load_graph`, with the source apiVersion and alpha path map. A
+    :class:`SourceText` naming a ``document`` picks that graph of a file holding several (the
+    whole text is still read, so positions and the documents beside it stay as written)."""
     result = load_documents(source)
     graphs = result.graphs
+    if isinstance(source, SourceText) and source.document is not None:
+        graphs = [g for g in graphs if g.document == source.document]
     if len(graphs) != 1:
         found = ", ".join(f'{g.object.kind} "{g.object.name}"' for g in graphs) or "none"
         raise InputError(

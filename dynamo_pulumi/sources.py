@@ -27,6 +27,8 @@ class SourceText:
 
     text: str
     name: str = ""
+    #: In a text holding several graphs, the (0-based) document of the one meant; None: the only one.
+    document: int | None = None
 
 
 Source = str | bytes | Path | SourceText | Mapping[str, Any] | Sequence[Mapping[str, Any]]

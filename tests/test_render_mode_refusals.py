@@ -118,3 +118,29 @@ def test_render_still_prints_what_the_operator_would_create_for_a_planner_graph(
     assert main(["render", str(path)]) == 0
     documents = list(yaml.safe_load_all(capsys.readouterr().out))
     assert ("Deployment", "g-planner") in {(d["kind"], d["metadata"]["name"]) for d in documents}
+
+
+@pytest.mark.parametrize("name", planner_graphs() or ["<no corpus>"])
+def test_every_corpus_planner_file_previews_from_the_cli_in_operator_mode_and_is_refused_in_render_mode(
+    name, tmp_path, capsys
+):
+    """The same files as a user runs them: every graph of a multi-graph file is previewed."""
+    from dynamo_pulumi.cli import main
+
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    text = filled((CORPUS / name).read_text())
+    if any(graph in text for graph in INADMISSIBLE):
+        pytest.skip(f"{name}: the webhook refuses it in both modes (asserted above)")
+    path = tmp_path / name
+    path.write_text(text)
+    platform = tmp_path / "platform.yaml"
+    platform.write_text(yaml.safe_dump(PLATFORM))
+    argv = ["preview", str(path), "-p", str(platform), "-n", "ci"]
+    assert main([*argv, "--mode", "render"]) == 1
+    assert 'deploy it with mode="operator"' in capsys.readouterr().err
+    assert main([*argv, "--mode", "operator"]) == 0
+    out = capsys.readouterr().out
+    graphs = [g.object.name for g in load_documents(parse_yaml(text)).graphs]
+    assert graphs and all(f"ci/{graph}" in out for graph in graphs)
+    assert out.count("predicted expansion (created by the operator") == len(graphs)

@@ -3,9 +3,9 @@
 What ``pulumi up`` would create, without a cluster or the Pulumi CLI. The real program (:func:`dynamo_pulumi.program.deploy`) runs in-process under Pulumi mocks in
 preview mode, and the registered resources are printed as a tree (type, name, Kubernetes object
 name), parents above children. Without FILE the embedded example graph is previewed; ``-``
-reads the graph from standard input. FILE holds one graph (a DGD or a standalone DCD), with any
-other documents beside it (``render`` takes files with several graphs). ``-o json`` prints one
-object per resource, sorted by
+reads the graph from standard input. A file with several graphs previews them all in one
+program (each with the documents beside it), as a program deploying each would. ``-o json``
+prints one object per resource, sorted by
 parent, type and name, the same bytes on every run: operation, type, name, parent, parentType,
 object, inputs, ignoreChanges, replaceOnChanges, deleteBeforeReplace. With ``--mode operator``
 the DGD/DCD custom resource is what Pulumi creates, and the operator's predicted expansion is
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.cli.common import add_common, add_mode, add_output, read_input, subcommand_parser, warn
@@ -24,6 +25,7 @@ from dynamo_pulumi.mocks import Recording, Registration, run_program
 from dynamo_pulumi.program import default_graph_path, deploy
 from dynamo_pulumi.resources.operator_mode import operator_expansion
 from dynamo_pulumi.resources.outputs import summarize
+from dynamo_pulumi.sources import SourceText
 
 #: Every resource of a fresh preview is created (there is no stack state offline).
 OPERATION = "create"
@@ -91,27 +93,49 @@ def as_json(recording: Recording) -> list[dict[str, Any]]:
     ]
 
 
+def graph_sources(source: SourceText) -> list[SourceText]:
+    """One source per graph of a file: the file itself when it holds one (or none: loading then
+    says so), else the same text naming each graph's document, so every graph keeps its file
+    positions and the documents beside it."""
+    from dynamo_pulumi.loading import load_documents
+
+    graphs = load_documents(source).graphs
+    if len(graphs) < 2:
+        return [source]
+    return [replace(source, document=g.document) for g in graphs]
+
+
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
-    source = read_input(args.file, args.inline) if args.file else default_graph_path()
+    sources: list[Any] = graph_sources(read_input(args.file, args.inline)) if args.file else [default_graph_path()]
     mode = args.mode
-    recording, top = run_program(lambda: deploy(source, args.namespace, args.platform, export=False, mode=mode))
-    expansion = operator_expansion(top.plan)
+    recording, tops = run_program(
+        lambda: [deploy(source, args.namespace, args.platform, export=False, mode=mode) for source in sources]
+    )
     if args.output == "json":
         document: Any = as_json(recording)
         if mode == "operator":
-            document = {"resources": document, "expansion": expansion}
+            document = {"resources": document, "expansion": [e for top in tops for e in operator_expansion(top.plan)]}
         print(json.dumps(document, indent=2, sort_keys=True, default=str))
         return 0
     print(format_tree(recording))
+    for top in tops:
+        _print_summary(top, mode, several=len(tops) > 1)
+    return 0
+
+
+def _print_summary(top: Any, mode: str, several: bool) -> None:
+    """The graph's predicted expansion (operator mode), namespace, URL and GPUs; warnings."""
+    plan = top.plan
+    if several:
+        print(f"\n{plan.kind} {plan.name}:")
     if mode == "operator":
         print("\npredicted expansion (created by the operator, not by Pulumi):")
-        for entry in expansion:
+        for entry in operator_expansion(plan):
             print(f"  {entry['kind']} {entry['name']} ({entry['apiVersion']}) digest {entry['digest']}")
-    summary = summarize(top.plan)
+    summary = summarize(plan)
     print(f"dynamo namespace: {summary.dynamo_namespace}")
     print(f"frontend URL:     {summary.frontend_url or '-'}")
     print(f"GPUs requested:   {summary.total_gpus}")
-    for warning in top.plan.warnings:
+    for warning in plan.warnings:
         warn(warning)
-    return 0
