@@ -59,3 +59,17 @@ def server():
     replay = ReplayServer().start()
     yield replay
     replay.close()
+
+
+@pytest.fixture
+def files(tmp_path, server):
+    """A graph file (``resources_fixtures.graph_doc``) and a kubeconfig pointing at the replay
+    server: what ``dynamo-pulumi wait|status`` are given."""
+    import yaml
+    from resources_fixtures import graph_doc
+
+    graph = tmp_path / "graph.yaml"
+    graph.write_text(yaml.safe_dump(graph_doc()))
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(server.kubeconfig())
+    return graph, kubeconfig

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 import yaml
 from cluster_recordings import recording
 from replay_support import ReplayServer, event, listing, status_error, stream
@@ -13,15 +12,6 @@ from dynamo_pulumi.cli import main
 from dynamo_pulumi.cluster.waiter import EVENT, POD
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.render import render_graph
-
-
-@pytest.fixture
-def files(tmp_path, server):
-    graph = tmp_path / "graph.yaml"
-    graph.write_text(yaml.safe_dump(graph_doc()))
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(server.kubeconfig())
-    return graph, kubeconfig
 
 
 def _names() -> tuple[str, str]:

@@ -11,7 +11,6 @@ import argparse
 import copy
 from typing import Any
 
-import pytest
 import yaml
 from cluster_recordings import recording
 from replay_support import ReplayServer, body, listing, status_error
@@ -31,15 +30,6 @@ from dynamo_pulumi.resources.plan import plan_graph
 LABEL = "DynamoGraphDeployment team-a/llm"
 DEPLOYMENTS = ResourceRef("apps/v1", "Deployment")
 WARNING = f"warning: {LABEL}: drift from the prediction: "
-
-
-@pytest.fixture
-def files(tmp_path, server):
-    graph = tmp_path / "graph.yaml"
-    graph.write_text(yaml.safe_dump(graph_doc()))
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(server.kubeconfig())
-    return graph, kubeconfig
 
 
 def predicted() -> list[dict[str, Any]]:
