@@ -37,10 +37,10 @@ from dynamo_pulumi.cli.cluster_common import watched_graphs
 from dynamo_pulumi.cluster.api import ResourceRef
 from dynamo_pulumi.cluster.drift_check import operator_drift
 from dynamo_pulumi.cluster.waiter import Waiter
-from dynamo_pulumi.expansion import plan_prediction
+from dynamo_pulumi.planning.operator_mode import plan_prediction
+from dynamo_pulumi.planning.plan import plan_graph
 from dynamo_pulumi.readiness.drift import drift, object_id
 from dynamo_pulumi.readiness.targets import WaitRequest, operator_targets
-from dynamo_pulumi.resources.plan import plan_graph
 
 NS = "bench"
 

@@ -105,7 +105,7 @@ def bench_outputs(platform: dict[str, Any], repeat: int) -> None:
 def bench_summary(platform: dict[str, Any], repeat: int) -> None:
     """The outputs' share of planning: ``summarize`` (GPU counts by the renderer's rule over the
     DRA objects, Services, URL), which ``plan`` also runs once for its GPU warnings."""
-    from dynamo_pulumi.resources.outputs import summarize
+    from dynamo_pulumi.planning.outputs import summarize
 
     planned = plan(synthetic_graph(), NAMESPACE, platform)
     plan_ms = median_ms(lambda: plan(synthetic_graph(), NAMESPACE, platform), repeat)

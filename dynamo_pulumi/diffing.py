@@ -1,7 +1,7 @@
 """Offline diff of two graph plans: what ``pulumi up`` would do to each object, and why.
 
 Objects are matched by what Pulumi matches on, the resource type and the stable Pulumi name
-(see :mod:`dynamo_pulumi.resources.plan`). For each pair we compare the objects field by field,
+(see :mod:`dynamo_pulumi.planning.plan`). For each pair we compare the objects field by field,
 drop what ``ignore_changes`` hides (replicas owned by an autoscaler), then decide:
 
 * ``replace`` when a changed field can never change in place: ``metadata.name`` (the worker hash
@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from dynamo_pulumi.resources.components import DCD_TYPE
-from dynamo_pulumi.resources.options import IDENTITY_PATHS, ignore_changes, rules_for
-from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
+from dynamo_pulumi.planning.options import IDENTITY_PATHS, ignore_changes, rules_for
+from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
+from dynamo_pulumi.planning.tokens import DCD_TYPE
 
 Action = Literal["create", "update", "replace", "delete", "same"]
 ACTIONS: tuple[Action, ...] = ("create", "update", "replace", "delete", "same")

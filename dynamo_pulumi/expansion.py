@@ -10,7 +10,8 @@ resources, or they would be managed twice. Instead they become inputs of the rea
   which it adds or removes (an entry appears or disappears);
 * ``predicted``: the objects themselves, for the drift report after apply (the readiness
   resource's input, and what ``dynamo-pulumi wait|status --mode operator`` rebuild from the file
-  with :func:`plan_prediction`, so both compare against the same objects).
+  with :func:`dynamo_pulumi.planning.operator_mode.plan_prediction`, so both compare against the
+  same objects).
 
 The digest is the SHA-256 of the object's canonical JSON (keys sorted, no whitespace), so it is
 independent of key order and identical across runs and machines. A ``pulumi.Output`` leaf takes
@@ -25,10 +26,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypedDict
-
-if TYPE_CHECKING:
-    from dynamo_pulumi.resources.plan import GraphPlan
+from typing import Any, TypedDict
 
 #: Hex characters of SHA-256 kept per object: 64 bits, plenty to tell two versions of one object apart.
 DIGEST_LENGTH = 16
@@ -95,33 +93,6 @@ def predicted_objects(objects: Iterable[Mapping[str, Any]]) -> list[dict[str, An
 def expansion_digest(entries: Iterable[ExpansionEntry]) -> str:
     """One digest over the whole expansion (changes when any object is added, removed or changed)."""
     return object_digest({"expansion": list(entries)})
-
-
-def predicted_documents(plan: GraphPlan) -> list[dict[str, Any]]:
-    """Everything the operator is predicted to create for a plan: the DCDs of a DGD's expansion,
-    then the objects (Deployments, Services, PodCliqueSets, claims, RBAC, ...)."""
-    dcds = [c.dcd for c in plan.components if c.dcd is not None]
-    return [*dcds, *(planned.obj for planned in plan.all_objects())]
-
-
-def plan_prediction(plan: GraphPlan) -> list[dict[str, Any]]:
-    """The predicted objects of a plan in summary order: what the drift check compares the
-    operator's objects with (``pulumi.Output`` leaves still parked as tokens).
-
-    Replica counts a scaling adapter owns are left out: the planner or an HPA scales the
-    adapter, the operator writes the new count into the DCD and the workload, and the file's
-    count (sent once, at create) predicts nothing after that. The same paths Pulumi ignores on
-    rendered objects (:func:`dynamo_pulumi.resources.options.ignore_changes`)."""
-    from dynamo_pulumi.resources.options import ignore_changes
-
-    documents = [
-        without_paths(c.dcd, ["spec.replicas"] if c.scaling_adapter else [])
-        for c in plan.components if c.dcd is not None
-    ]
-    for component in [None, *plan.components]:
-        owned = plan.graph_objects if component is None else component.objects
-        documents.extend(without_paths(p.obj, ignore_changes(p, plan, component)) for p in owned)
-    return predicted_objects(documents)
 
 
 _PATH_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")

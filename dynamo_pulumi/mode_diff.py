@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 
 from dynamo_pulumi.diffing import GraphDiff, ObjectChange, diff_plans, field_changes, type_token
 from dynamo_pulumi.expansion import ExpansionEntry
-from dynamo_pulumi.resources.operator_mode import (
+from dynamo_pulumi.planning.operator_mode import (
     custom_resource_document,
     operator_expansion,
     scaled_replica_paths,
 )
-from dynamo_pulumi.resources.plan import GraphPlan
+from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.validation.update_verdict import UpdateVerdict
 
 WEBHOOK_REASON = "the operator's update webhook refuses this in place, so the custom resource is replaced"

@@ -1,6 +1,6 @@
 """The one spelling of a parked ``pulumi.Output``: ``__dynamo_pulumi_output_<12 hex>__``.
 
-:mod:`dynamo_pulumi.resources.unknowns` writes and restores these tokens; schema checks
+:mod:`dynamo_pulumi.planning.unknowns` writes and restores these tokens; schema checks
 (:mod:`dynamo_pulumi.api.pod_schema`) treat a leaf that is one token as unknown until deploy
 time. Both import the pattern from here, so they cannot drift apart.
 """

@@ -26,10 +26,10 @@ import pulumi
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND
 from dynamo_pulumi.deploy_mode import DEFAULT_MODE
+from dynamo_pulumi.planning.placement import GpuPlacement
+from dynamo_pulumi.planning.plan import GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.resources.placement import GpuPlacement
-from dynamo_pulumi.resources.plan import GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.resources.readiness import ReadinessOptions
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 

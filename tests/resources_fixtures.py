@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from dynamo_pulumi.loading import load_graph
-from dynamo_pulumi.resources.plan import GraphPlan, plan_from_rendered
+from dynamo_pulumi.planning.plan import GraphPlan, plan_from_rendered
 
 GRAPH = "llm"
 NS = "team-a"

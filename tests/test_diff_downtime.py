@@ -9,7 +9,7 @@ from resources_fixtures import GRAPH, NS, small_plan
 from test_resources_tree import _grove_plan
 
 from dynamo_pulumi.diffing import diff_plans
-from dynamo_pulumi.resources.plan import plan_from_rendered
+from dynamo_pulumi.planning.plan import plan_from_rendered
 
 
 def test_a_worker_revision_is_replaced_without_downtime():

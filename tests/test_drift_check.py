@@ -22,10 +22,10 @@ from dynamo_pulumi.cli.cluster_common import watched_graphs
 from dynamo_pulumi.cluster.api import ResourceRef
 from dynamo_pulumi.cluster.provider import ReadinessProvider
 from dynamo_pulumi.cluster.waiter import POD
-from dynamo_pulumi.expansion import plan_prediction
 from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.planning.operator_mode import plan_prediction
+from dynamo_pulumi.planning.plan import plan_graph
 from dynamo_pulumi.resources import DynamoGraphDeployment, ReadinessOptions
-from dynamo_pulumi.resources.plan import plan_graph
 
 LABEL = "DynamoGraphDeployment team-a/llm"
 DEPLOYMENTS = ResourceRef("apps/v1", "Deployment")

@@ -214,7 +214,7 @@ def test_integer_quantity_is_accepted() -> None:
 
 
 def test_unresolved_deploy_time_value_is_not_judged_by_type() -> None:
-    token = "__dynamo_pulumi_output_0123456789ab__"  # as resources/unknowns.py parks an Output
+    token = "__dynamo_pulumi_output_0123456789ab__"  # as planning/unknowns.py parks an Output
     parse_object(with_pod_spec({"containers": [{"name": "main", "ports": [{"containerPort": token}]}]}))
     # Not a parked Output: an ordinary string where an integer belongs.
     err = only_error(with_pod_spec({"containers": [{"name": "main", "ports": [{"containerPort": "80"}]}]}))

@@ -9,11 +9,12 @@ import copy
 from resources_fixtures import NS, graph_doc
 from test_resources_tree import _grove_plan
 
-from dynamo_pulumi.expansion import plan_prediction, without_paths
+from dynamo_pulumi.expansion import without_paths
 from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.planning.operator_mode import plan_prediction
+from dynamo_pulumi.planning.plan import plan_graph
 from dynamo_pulumi.readiness.drift import drift, object_id
 from dynamo_pulumi.resources import DynamoGraphDeployment
-from dynamo_pulumi.resources.plan import plan_graph
 
 SCALED_KINDS = ("Deployment", "DynamoComponentDeployment", "DynamoGraphDeploymentScalingAdapter")
 

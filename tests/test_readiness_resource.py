@@ -13,8 +13,8 @@ from test_resources_tree import unknown_output
 
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.mocks import is_unknown, run_program
+from dynamo_pulumi.planning.plan import plan_from_rendered
 from dynamo_pulumi.resources import DynamoGraphDeployment, ReadinessOptions
-from dynamo_pulumi.resources.plan import plan_from_rendered
 
 READINESS_TYPE = "pulumi-python:dynamic/dynamo:GraphReadiness"
 KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters: []\n"

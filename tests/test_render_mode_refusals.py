@@ -14,7 +14,7 @@ from conftest import CONFORMANCE
 from dynamo_pulumi.deploy_mode import check_mode, operator_only_errors
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.loading import load_documents, load_graph, parse_yaml
-from dynamo_pulumi.resources.plan import plan_graph
+from dynamo_pulumi.planning.plan import plan_graph
 
 CORPUS = CONFORMANCE / "corpus"
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"

@@ -15,10 +15,10 @@ from test_resources_tree import DCD_DOC, _grove_plan
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.planning.options import delete_before_replace
+from dynamo_pulumi.planning.plan import plan_from_rendered, plan_graph
 from dynamo_pulumi.resources import DynamoComponentDeployment, DynamoGraphDeployment, ReadinessOptions
 from dynamo_pulumi.resources.awaits import skips_await
-from dynamo_pulumi.resources.options import delete_before_replace
-from dynamo_pulumi.resources.plan import plan_from_rendered, plan_graph
 from dynamo_pulumi.resources.triggers import replacement_trigger
 
 

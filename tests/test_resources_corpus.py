@@ -13,9 +13,9 @@ import pytest
 from dynamo_pulumi.diffing import type_token
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.mocks import Recording, run_program
+from dynamo_pulumi.planning.options import ignore_changes, replace_on_changes
+from dynamo_pulumi.planning.plan import GraphPlan, plan_graph
 from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.resources.options import ignore_changes, replace_on_changes
-from dynamo_pulumi.resources.plan import GraphPlan, plan_graph
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 FILES = sorted(p.name for p in CORPUS.glob("*.yaml")) if CORPUS.is_dir() else []

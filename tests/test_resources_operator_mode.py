@@ -19,9 +19,9 @@ from update_rule_cases import (
 
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.mocks import Recording, run_program
+from dynamo_pulumi.planning.operator_mode import operator_expansion
+from dynamo_pulumi.planning.plan import plan_graph
 from dynamo_pulumi.resources import DCD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.resources.operator_mode import operator_expansion
-from dynamo_pulumi.resources.plan import plan_graph
 
 DGD_CR = "kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment"
 READINESS_TYPE = "pulumi-python:dynamic/dynamo:GraphReadiness"
@@ -227,7 +227,7 @@ def _parent_env(plan) -> str:
 def test_the_prediction_renders_the_custom_resource_as_sent_without_owner_references():
     """The owner reference decides a DCD's parent graph (render mode), but operator mode never
     sends it, so the operator, and therefore the prediction, see a DCD of no graph."""
-    from dynamo_pulumi.resources.operator_mode import custom_resource_document
+    from dynamo_pulumi.planning.operator_mode import custom_resource_document
 
     operator = plan_graph(OWNED_DCD, mode="operator")
     assert custom_resource_document(operator)["metadata"] == {"name": "llama-frontend", "namespace": "prod"}

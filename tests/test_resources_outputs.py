@@ -5,9 +5,9 @@ from __future__ import annotations
 from resources_fixtures import GRAPH, HASH, NS, small_plan
 
 from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.planning.outputs import summarize
 from dynamo_pulumi.render.backends.gpus import pod_gpu_count
 from dynamo_pulumi.resources import DynamoGraphDeployment
-from dynamo_pulumi.resources.outputs import summarize
 
 
 def test_component_outputs_name_the_workload_service_replicas_and_gpus():
@@ -48,7 +48,7 @@ def test_pod_gpus_counts_only_gpu_resources_of_regular_containers():
 
 
 def test_leaderworkerset_gpus_count_leader_and_workers():
-    from dynamo_pulumi.resources.outputs import _pods_of_workload
+    from dynamo_pulumi.planning.outputs import _pods_of_workload
 
     lws = {"kind": "LeaderWorkerSet", "spec": {"replicas": 2, "leaderWorkerTemplate": {
         "size": 3,

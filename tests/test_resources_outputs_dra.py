@@ -19,10 +19,10 @@ from dra_support import claim_template, dra_graph
 
 from dynamo_pulumi.cli import main
 from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.planning.outputs import summarize
+from dynamo_pulumi.planning.plan import GraphPlan, plan_graph
 from dynamo_pulumi.render.backends.gpus import pod_gpu_count
 from dynamo_pulumi.resources import DynamoGraphDeployment
-from dynamo_pulumi.resources.outputs import summarize
-from dynamo_pulumi.resources.plan import GraphPlan, plan_graph
 
 GROVE = {"orchestrators": {"grove": {"enabled": True}}}
 LWS = {"orchestrators": {"grove": {"enabled": False}, "lws": {"enabled": True}}}

@@ -12,8 +12,8 @@ from resources_fixtures import GRAPH, HASH, NS, graph_doc, rendered
 from dynamo_pulumi.diffing import diff_plans
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.mocks import run_program
+from dynamo_pulumi.planning.plan import plan_from_rendered, plan_graph
 from dynamo_pulumi.resources import DynamoGraphDeployment
-from dynamo_pulumi.resources.plan import plan_from_rendered, plan_graph
 
 LWS_TYPE = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 LWS_PLATFORM = {"orchestrators": {"lws": {"enabled": True}}}

@@ -14,8 +14,8 @@ from resources_fixtures import GRAPH, HASH, NS, graph_doc, rendered, small_plan
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.mocks import Recording, is_unknown, run_program
+from dynamo_pulumi.planning.plan import plan_from_rendered
 from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.resources.plan import plan_from_rendered
 
 #: The readiness resource is no Kubernetes object (tested in test_readiness_resource.py).
 READINESS_TYPE = "pulumi-python:dynamic/dynamo:GraphReadiness"

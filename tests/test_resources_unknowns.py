@@ -7,7 +7,7 @@ import pytest
 
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.mocks import run_program
-from dynamo_pulumi.resources.unknowns import OutputTable, park, restore
+from dynamo_pulumi.planning.unknowns import OutputTable, park, restore
 
 
 def _out(value: str) -> pulumi.Output:

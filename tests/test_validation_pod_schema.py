@@ -48,7 +48,7 @@ from dynamo_pulumi.api.v1beta1 import (
 from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError, Path
 from dynamo_pulumi.loading import load_graph
 from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
-from dynamo_pulumi.resources import unknowns
+from dynamo_pulumi.planning import unknowns
 from dynamo_pulumi.validation import validate
 from dynamo_pulumi.validation.component import validate_component
 

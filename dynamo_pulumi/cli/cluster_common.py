@@ -61,9 +61,9 @@ def _prediction(loaded: LoadedObject, source: SourceText, args: argparse.Namespa
     """The predicted expansion, from the same plan ``DynamoGraphDeployment(mode="operator")``
     makes of this document (the document as written: a v1alpha1 one is converted exactly as
     when the program loads the file)."""
-    from dynamo_pulumi.expansion import plan_prediction
     from dynamo_pulumi.loading import read_documents
-    from dynamo_pulumi.resources.plan import plan_graph
+    from dynamo_pulumi.planning.operator_mode import plan_prediction
+    from dynamo_pulumi.planning.plan import plan_graph
 
     document = read_documents(source)[0][loaded.document]
     return plan_prediction(plan_graph(document, platform, args.namespace, objects=others, mode="operator"))

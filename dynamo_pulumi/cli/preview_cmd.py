@@ -22,9 +22,9 @@ from typing import Any
 from dynamo_pulumi.cli.common import add_common, add_mode, add_output, read_input, subcommand_parser, warn
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program
+from dynamo_pulumi.planning.operator_mode import operator_expansion
+from dynamo_pulumi.planning.outputs import summarize
 from dynamo_pulumi.program import default_graph_path, deploy
-from dynamo_pulumi.resources.operator_mode import operator_expansion
-from dynamo_pulumi.resources.outputs import summarize
 from dynamo_pulumi.sources import SourceText
 
 #: Every resource of a fresh preview is created (there is no stack state offline).

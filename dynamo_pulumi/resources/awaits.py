@@ -44,8 +44,8 @@ from typing import Any, Final
 
 import pulumi
 
-from dynamo_pulumi.resources.options import delete_before_replace
-from dynamo_pulumi.resources.plan import PlannedObject
+from dynamo_pulumi.planning.options import delete_before_replace
+from dynamo_pulumi.planning.plan import PlannedObject
 
 #: Built-in kinds pulumi-kubernetes awaits that our graphs render (apiVersion, kind).
 AWAITED_KINDS: Final = frozenset(

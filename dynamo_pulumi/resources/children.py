@@ -17,11 +17,11 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from dynamo_pulumi.planning.options import deletes_first, replace_on_changes
+from dynamo_pulumi.planning.plan import PlannedObject
+from dynamo_pulumi.planning.unknowns import OutputTable, restore
 from dynamo_pulumi.resources.awaits import await_timeouts, with_await_annotations
-from dynamo_pulumi.resources.options import deletes_first, replace_on_changes
-from dynamo_pulumi.resources.plan import PlannedObject
 from dynamo_pulumi.resources.triggers import replacement_trigger
-from dynamo_pulumi.resources.unknowns import OutputTable, restore
 
 #: API group -> pulumi_kubernetes module (the typed SDK's package layout).
 _GROUP_MODULES: dict[str, str] = {

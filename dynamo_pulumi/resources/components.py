@@ -18,25 +18,23 @@ import pulumi
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND, DGD_KIND
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.planning.operator_mode import operator_expansion
+from dynamo_pulumi.planning.options import ignore_changes
+from dynamo_pulumi.planning.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
+from dynamo_pulumi.planning.placement import GpuPlacement
+from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.planning.tokens import DCD_TYPE, DGD_TYPE
+from dynamo_pulumi.planning.typed_outputs import summary_numbers, total_of
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
 from dynamo_pulumi.resources.object_registry import claim_objects
 from dynamo_pulumi.resources.operator_mode import (
-    operator_expansion,
     register_custom_resource,
     register_operator_mode_readiness,
     resolve_mode,
 )
-from dynamo_pulumi.resources.options import ignore_changes
-from dynamo_pulumi.resources.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
-from dynamo_pulumi.resources.placement import GpuPlacement
-from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
-from dynamo_pulumi.resources.typed_outputs import summary_numbers, total_of
-
-DGD_TYPE = "dynamo:index:DynamoGraphDeployment"
-DCD_TYPE = "dynamo:index:DynamoComponentDeployment"
 
 PlatformSource = Platform | Mapping[str, Any] | str | Path | None
 

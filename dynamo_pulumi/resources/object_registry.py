@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pulumi.runtime import settings
 
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.resources.plan import CLUSTER_SCOPED_KINDS, GraphPlan, PlannedObject
+from dynamo_pulumi.planning.plan import CLUSTER_SCOPED_KINDS, GraphPlan, PlannedObject
 
 ObjectKey = tuple[str, str, str, str]
 MAX_LISTED = 5

@@ -20,39 +20,22 @@ Options on the custom resource:
 
 from __future__ import annotations
 
-from typing import Any
-
 import pulumi
 import pulumi_kubernetes as k8s
 
-from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.deploy_mode import check_mode, without_unsent_metadata
+from dynamo_pulumi.deploy_mode import check_mode
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, plan_prediction
+from dynamo_pulumi.planning.operator_mode import (
+    custom_resource_document,
+    operator_expansion,
+    plan_prediction,
+    scaled_replica_paths,
+)
+from dynamo_pulumi.planning.plan import GraphPlan
+from dynamo_pulumi.planning.unknowns import restore
 from dynamo_pulumi.readiness.targets import revision
-from dynamo_pulumi.resources.plan import GraphPlan
 from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
-from dynamo_pulumi.resources.unknowns import restore
 from dynamo_pulumi.validation.immutable_identity import identity_of
-
-
-def custom_resource_document(plan: GraphPlan) -> dict[str, Any]:
-    """The DGD/DCD as we apply it: v1beta1, the user's metadata and spec, no status."""
-    wire = without_unsent_metadata(plan.graph).to_wire()
-    metadata = dict(wire.get("metadata") or {})
-    metadata["name"] = plan.name
-    metadata["namespace"] = plan.namespace
-    return {"apiVersion": API_VERSION, "kind": plan.kind, "metadata": metadata, "spec": wire.get("spec") or {}}
-
-
-def scaled_replica_paths(plan: GraphPlan) -> list[str]:
-    """``replicas`` of every component whose scale a scaling adapter owns."""
-    graph = plan.graph
-    if isinstance(graph, DynamoGraphDeployment):
-        return [f"spec.components[{i}].replicas" for i, c in enumerate(graph.components) if c.scaling_adapter is not None]
-    if isinstance(graph, DynamoComponentDeployment) and graph.spec.scaling_adapter is not None:
-        return ["spec.replicas"]
-    return []
 
 
 def replacement_trigger(plan: GraphPlan) -> dict[str, str]:
@@ -102,14 +85,6 @@ def resolve_mode(spec: object, mode: str | None) -> str | None:
             raise InputError(f"the plan was made for mode {spec.mode!r}; plan it again with mode={mode!r}")
         return spec.mode
     return None if mode is None else check_mode(mode)
-
-
-def operator_expansion(plan: GraphPlan) -> list[ExpansionEntry]:
-    """The ``{apiVersion, kind, name, digest}`` summary of what the operator will create (operator
-    mode), empty in render mode (there the objects are registered themselves). Digested without
-    the replica counts a scaling adapter owns (:func:`plan_prediction`): a change of them in the
-    file is never sent, so the operator touches nothing for it."""
-    return expansion_summary(plan_prediction(plan)) if plan.mode == "operator" else []
 
 
 def register_operator_mode_readiness(

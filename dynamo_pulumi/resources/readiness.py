@@ -31,6 +31,8 @@ import pulumi.dynamic
 
 from dynamo_pulumi.cluster.provider import ReadinessProvider
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.planning.plan import GraphPlan
+from dynamo_pulumi.planning.unknowns import restore
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
 from dynamo_pulumi.readiness.targets import (
     DCD_KIND,
@@ -42,8 +44,6 @@ from dynamo_pulumi.readiness.targets import (
     render_targets,
     revision,
 )
-from dynamo_pulumi.resources.plan import GraphPlan
-from dynamo_pulumi.resources.unknowns import restore
 
 #: A kubeconfig as the user has it: the file's contents or path, or the parsed document.
 Kubeconfig = pulumi.Input[str] | pulumi.Input[Mapping[str, Any]]

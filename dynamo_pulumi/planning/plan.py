@@ -37,12 +37,12 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, check_mode
 from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
 from dynamo_pulumi.loading import LoadedObject
+from dynamo_pulumi.planning.outputs import gpu_count_warnings
+from dynamo_pulumi.planning.placement import GpuPlacement
+from dynamo_pulumi.planning.typed_outputs import crashed, explain, refuse_output_names, scrub
+from dynamo_pulumi.planning.unknowns import OutputTable, park, read_by_rendering
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared
-from dynamo_pulumi.resources.outputs import gpu_count_warnings
-from dynamo_pulumi.resources.placement import GpuPlacement
-from dynamo_pulumi.resources.typed_outputs import crashed, explain, refuse_output_names, scrub
-from dynamo_pulumi.resources.unknowns import OutputTable, park, read_by_rendering
 
 GraphModel = DynamoGraphDeployment | DynamoComponentDeployment
 SpecSource = GraphModel | DynamoGraphDeploymentSpec | DynamoComponentDeploymentSpec | Mapping[str, Any] | str | Path
@@ -181,7 +181,7 @@ def load_spec_entry(spec: SpecSource, name: str = "") -> tuple[LoadedObject, Out
     """Like :func:`load_spec`, keeping where the graph came from (v1alpha1 paths for errors).
 
     A graph without ``metadata.name`` takes the Pulumi resource name ``name``."""
-    from dynamo_pulumi.resources.typed_outputs import load_with_outputs
+    from dynamo_pulumi.planning.typed_outputs import load_with_outputs
 
     table = OutputTable()
     entry = load_with_outputs(_as_document(spec, name, table), table)

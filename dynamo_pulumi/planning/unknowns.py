@@ -23,15 +23,17 @@ an Output's value by the rendering (a model name hashed into a Service name, say
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import pulumi
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.pulumi_args import is_input_object, plain
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
+
+if TYPE_CHECKING:
+    import pulumi
 
 _TOKEN_RE = OUTPUT_TOKEN_RE  # the one pattern, shared with the schema checks
 
@@ -89,7 +91,10 @@ def integer_stand_in(ident: str, probe: bool = False) -> int:
 
 
 def _is_output(value: Any) -> bool:
-    return isinstance(value, pulumi.Output)
+    # Only a Pulumi program holds Outputs, and it has imported pulumi: the offline tools that
+    # plan a graph (wait, status) need not load it.
+    pulumi = sys.modules.get("pulumi")
+    return pulumi is not None and isinstance(value, pulumi.Output)
 
 
 def park(value: Any, table: OutputTable, path: str = "") -> Any:
@@ -125,6 +130,8 @@ def _restore_string(text: str, table: OutputTable) -> Any:
             pieces.append(table.outputs[part])
     if len(pieces) == 1:
         return pieces[0]
+    import pulumi  # loaded already: the table holds Outputs
+
     return pulumi.Output.concat(*pieces)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError, invalid
 from dynamo_pulumi.loading import LoadedObject, Source, load_graph_entry
 from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
-from dynamo_pulumi.resources.unknowns import OutputTable
+from dynamo_pulumi.planning.unknowns import OutputTable
 
 PREVIEW_NOTE = "a pulumi.Output's value cannot be read at preview time"
 _TYPE_ERROR = re.compile(r"in body must be of type (\w+)")

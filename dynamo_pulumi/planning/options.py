@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from dynamo_pulumi.constants import GROVE_API_VERSION, KUBE_LABEL_DYNAMO_COMPONENT, LWS_API_VERSION
 
 if TYPE_CHECKING:
-    from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
+    from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
 
 #: Changing either always replaces any object (the provider's rule for every kind).
 IDENTITY_PATHS: tuple[str, ...] = ("metadata.name", "metadata.namespace")

@@ -28,7 +28,7 @@ from dynamo_pulumi.render.backends.dra_claims import DraInventory, claim_templat
 from dynamo_pulumi.render.backends.gpus import pod_gpu_count
 
 if TYPE_CHECKING:
-    from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
+    from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "LeaderWorkerSet", "PodCliqueSet")
 
