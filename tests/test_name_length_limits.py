@@ -161,3 +161,34 @@ def test_a_pod_name_of_45_characters_is_admitted_and_46_refused(width: int, refu
     if refused:
         assert errors[0].path == "spec.components[0].name"
         assert f"combined resource name length {8 + width} exceeds the 45-character" in errors[0].detail
+
+
+# --- names around the limits (mutation survivors: each a rule no test held) ------------------------
+
+
+def test_the_runtime_namespace_is_the_dynamo_namespace_with_the_worker_hash_when_there_is_one() -> None:
+    assert naming.runtime_namespace("team-a-g", "ab12cd34") == "team-a-g-ab12cd34"
+    assert naming.runtime_namespace("team-a-g", "") == "team-a-g"
+    assert naming.runtime_namespace("team-a-g", None) == "team-a-g"
+
+
+def test_a_worker_dcd_name_without_a_hash_has_no_suffix() -> None:
+    assert naming.dcd_name("g", "Decode", "decode") == "g-decode"
+
+
+@pytest.mark.parametrize(("index", "name"), [(0, "g-decode-0"), (1, "g-decode-1"), (2, "g-decode-2")])
+def test_each_leader_worker_set_of_a_dcd_is_numbered(index: int, name: str) -> None:
+    assert naming.lws_name("g-decode", index) == name
+
+
+def test_two_node_inter_pod_gms_has_a_gms_clique_per_rank() -> None:
+    from dynamo_pulumi.pcs_naming import pod_clique_names
+
+    c = comp("w", multinode={"nodeCount": 2}, experimental={"gpuMemoryService": {"mode": "InterPod"}})
+    assert pod_clique_names(c) == ["w-gms-0", "w-ldr", "w-gms-1", "w-wkr-1"]
+
+
+def test_the_grove_resource_of_a_component_is_its_lowercased_name_at_replica_0() -> None:
+    from dynamo_pulumi.pcs_naming import grove_component_resource_name
+
+    assert grove_component_resource_name("g-1a2b", "VllmDecodeWorker") == "g-1a2b-0-vllmdecodeworker"

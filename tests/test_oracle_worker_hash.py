@@ -222,3 +222,4 @@ def test_the_order_of_env_vars_matters() -> None:
 def test_a_change_to_any_worker_type_changes_the_hash(changed: str) -> None:
     doc = alpha({"w": {"componentType": "worker"}, "p": {"componentType": "prefill"}, "d": {"componentType": "decode"}})
     assert worker_hash(doc, lambda d: service(d, changed).update(envs=[{"name": "X", "value": "1"}])) != worker_hash(doc)
+

@@ -158,3 +158,9 @@ def test_unresolved_leaves_hash_as_a_fixed_placeholder() -> None:
 
     first = worker_hash(lambda d: main(d).update(image=Unresolved()))
     assert first == worker_hash(lambda d: main(d).update(image=Unresolved()))
+
+
+def test_a_boolean_written_false_hashes_as_if_absent() -> None:
+    """``hash.go`` marshals the spec with ``omitempty``: a field written as its zero value is left
+    out, so writing a default out explicitly starts no new generation."""
+    assert worker_hash(lambda d: worker(d).update(globalDynamoNamespace=False)) == worker_hash()
