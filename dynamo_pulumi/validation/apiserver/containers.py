@@ -37,8 +37,25 @@ def containers_errors(spec: Mapping[str, Any], volumes: set[str] | None, path: P
         errors += _probes_and_hooks(container, at)
         if container.get("restartPolicy") is not None:
             errors.append(forbidden(at.child("restartPolicy"), "may not be set for non-init containers"))
+    errors += host_port_conflicts(regular, path.child("containers"))
     for i, raw in enumerate(items(spec.get("initContainers"))):
         errors += _init_container_errors(mapping(raw), volumes, names, path.child("initContainers").index(i))
+    return errors
+
+
+def host_port_conflicts(containers: list[Any], path: Path) -> list[FieldError]:
+    """``AccumulateUniqueHostPorts``: one (protocol, hostIP, hostPort) per pod."""
+    seen: set[str] = set()
+    errors: list[FieldError] = []
+    for i, raw in enumerate(containers):
+        for j, port in enumerate(items(mapping(raw).get("ports"))):
+            host_port = mapping(port).get("hostPort")
+            if not isinstance(host_port, int) or isinstance(host_port, bool) or host_port == 0:
+                continue
+            key = f'{mapping(port).get("protocol") or "TCP"}/{mapping(port).get("hostIP") or ""}/{host_port}'
+            if key in seen:
+                errors.append(duplicate(path.index(i).child("ports").index(j).child("hostPort"), key))
+            seen.add(key)
     return errors
 
 

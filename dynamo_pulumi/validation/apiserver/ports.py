@@ -40,7 +40,7 @@ def port_number_problems(port: int) -> list[str]:
 
 def port_num_or_name_errors(port: Any, path: Path) -> list[FieldError]:
     """``ValidatePortNumOrName`` (probe ports, Service ``targetPort``)."""
-    number, name = integer(port), text(port)
+    number, name = (0 if port is None else integer(port)), text(port)
     if number is not None:
         return [invalid(path, number, p) for p in port_number_problems(number)]
     if name is not None:
