@@ -31,6 +31,7 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoObject,
 )
 from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
+from dynamo_pulumi.duplicates import duplicate_errors
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
 from dynamo_pulumi.sources import Source, read_raw_documents
 
@@ -176,6 +177,9 @@ def _load_document(
 def load_documents(source: Source) -> LoadResult:
     """Load every document of ``source`` (dict, list of dicts, YAML text, or file path)."""
     docs, where = read_raw_documents(source)
+    duplicates = duplicate_errors(docs)
+    if duplicates:
+        raise duplicates[min(duplicates)]
     loaded: list[LoadedObject] = []
     others: list[dict[str, Any]] = []
     for i, (doc, positions) in enumerate(docs):
@@ -204,8 +208,12 @@ def load_each(source: Source) -> Iterator[DocumentOutcome]:
     """Every document of ``source``, loaded one by one. Reading or YAML errors of the whole
     input raise InputError before the first document."""
     docs, where = read_raw_documents(source)
+    duplicates = duplicate_errors(docs)
     for i, (doc, positions) in enumerate(docs):
         label = _doc_source(where, i, len(docs))
+        if i in duplicates:
+            yield DocumentOutcome(i, label, error=duplicates[i])
+            continue
         try:
             item = _load_document(doc, positions, i, label)
         except (InputError, GraphValidationError) as exc:
