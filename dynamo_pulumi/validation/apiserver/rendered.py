@@ -12,7 +12,7 @@ from typing import Any
 from dynamo_pulumi.errors import FieldError, Path
 from dynamo_pulumi.validation.apiserver.pod import pod_spec_errors, pod_specs
 from dynamo_pulumi.validation.apiserver.services import service_errors
-from dynamo_pulumi.validation.apiserver.source_paths import user_path
+from dynamo_pulumi.validation.apiserver.source_paths import user_field
 
 
 def user_pod_specs(graph: Mapping[str, Any]) -> dict[str | None, tuple[str, Any]]:
@@ -79,8 +79,14 @@ def _candidates(owner: str | None, sources: Mapping[str | None, tuple[str, Any]]
 
 
 def _placed(error: FieldError, spec: Mapping[str, Any], candidates: Sequence[tuple[str, Any]]) -> FieldError | None:
+    """``error`` at the user's field, showing the value as the user wrote it (rendering writes
+    quantities canonically: ``0.5`` is rendered ``500m``)."""
     for prefix, user_spec in candidates:
-        found = user_path(error.path, spec, user_spec) if user_spec is not None else None
+        found = user_field(error.path, spec, user_spec) if user_spec is not None else None
         if found is not None:
-            return replace(error, path=f"{prefix}.{found}" if found else prefix)
+            path, written = found
+            value = written if isinstance(error.value, str) and isinstance(written, (str, int, float)) else error.value
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(error.value, str):
+                value = str(value)
+            return replace(error, path=f"{prefix}.{path}" if path else prefix, value=value)
     return None

@@ -43,6 +43,12 @@ _TOKEN = re.compile(r"\[([^\]]*)\]|\.?([^.\[]+)")
 def user_path(relative: str, rendered_spec: Mapping[str, Any], user_spec: Any) -> str | None:
     """The path inside ``user_spec`` holding the rendered value at ``relative`` (a path inside
     ``rendered_spec``, as the API server prints it), or None when the user did not write it."""
+    found = user_field(relative, rendered_spec, user_spec)
+    return found[0] if found is not None else None
+
+
+def user_field(relative: str, rendered_spec: Mapping[str, Any], user_spec: Any) -> tuple[str, Any] | None:
+    """:func:`user_path` and the value the user wrote there (None when absent)."""
     rendered: Any = rendered_spec
     user: Any = user_spec
     out = ""
@@ -60,7 +66,9 @@ def user_path(relative: str, rendered_spec: Mapping[str, Any], user_spec: Any) -
             out += f"[{part}]" if bracket is not None else (f".{part}" if out else part)
         else:
             return None
-    return out if _same(rendered, user) else None
+    if not _same(rendered, user):
+        return None
+    return out, None if user is _MISSING else user
 
 
 def _same(rendered: Any, user: Any) -> bool:
