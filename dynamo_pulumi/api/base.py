@@ -100,6 +100,19 @@ class ObjectMetaFields(WireModel):
     finalizers: list[Any] | None = None
     managed_fields: list[Any] | None = None
 
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        """The metadata fields no rule types (``ownerReferences``, ``deletionTimestamp``, ...) that
+        were written, by wire name: what the open model kept as extras before metadata became
+        strict, so the readers of those fields keep one way to reach them."""
+        typed = {"name", "namespace", "labels", "annotations"}
+        fields = type(self).model_fields
+        return {
+            fields[name].alias or name: getattr(self, name)
+            for name in self.model_fields_set
+            if name in fields and name not in typed
+        }
+
 
 class OpenModel(WireModel):
     """A struct whose schema preserves unknown fields (kept and dumped as given)."""
