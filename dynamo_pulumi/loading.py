@@ -164,6 +164,7 @@ def _load_document(
     Schema errors found while loading carry the position of their field."""
     api_version, kind = _check_header(doc, doc_source)
     if not _is_dynamo(api_version, kind, doc_source):
+        _check_beside_metadata(doc, kind, positions)
         return dict(doc)
     try:
         loaded = _load_one(doc, api_version, index, doc_source)
@@ -172,6 +173,25 @@ def _load_document(
             exc.errors = [_located(e, positions) for e in exc.errors]
         raise
     return replace(loaded, positions=positions) if positions is not None else loaded
+
+
+def _check_beside_metadata(doc: Mapping[str, Any], kind: str, positions: DocumentPositions | None) -> None:
+    """An object given beside the graph (a ResourceClaimTemplate, a ConfigMap) is held to strict
+    ObjectMeta too: ``metadata.lables`` would silently drop its labels."""
+    from dynamo_pulumi.api.parse import object_name, unknown_field
+    from dynamo_pulumi.api.suggest import declared_at, nearest
+    from dynamo_pulumi.api.v1beta1 import ObjectMeta
+
+    metadata = doc.get("metadata")
+    if not isinstance(metadata, Mapping):
+        return
+    declared = declared_at(ObjectMeta, [])
+    unknown = [
+        unknown_field(f"metadata.{key}", nearest(str(key), declared)) for key in metadata if key not in declared
+    ]
+    if unknown:
+        located = [_located(e, positions) for e in unknown] if positions is not None else unknown
+        raise GraphValidationError(located, kind=kind, name=object_name(doc))
 
 
 def load_documents(source: Source) -> LoadResult:

@@ -47,3 +47,18 @@ def test_a_field_far_from_every_name_gets_no_suggestion() -> None:
     with pytest.raises(GraphValidationError) as caught:
         load_graph(BETA.replace("  name: beta\n", "  name: beta\n  zzzzzz: 1\n"))
     assert [str(e) for e in caught.value.errors] == ['unknown field "metadata.zzzzzz"']
+
+
+def test_objects_beside_the_graph_have_strict_metadata(tmp_path, capsys) -> None:
+    beside = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  lables: {a: b}\n"
+    path = write(tmp_path, "beside.yaml", BETA + beside)
+    code, _, err = run_cli(capsys, "validate", path)
+    assert code == 1
+    assert f'{path}:28:3: unknown field "metadata.lables" (did you mean "labels"?)' in err
+
+
+def test_objects_beside_the_graph_with_valid_metadata_load() -> None:
+    from dynamo_pulumi.loading import load_documents
+
+    beside = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {a: b}\n  uid: x\n"
+    assert [o["kind"] for o in load_documents(BETA + beside).others] == ["ConfigMap"]
