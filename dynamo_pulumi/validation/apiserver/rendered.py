@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path
+from dynamo_pulumi.validation.apiserver._common import mapping
 from dynamo_pulumi.validation.apiserver.pod import pod_spec_errors, pod_specs
 from dynamo_pulumi.validation.apiserver.services import service_errors
 from dynamo_pulumi.validation.apiserver.source_paths import user_field
@@ -18,7 +19,7 @@ from dynamo_pulumi.validation.apiserver.source_paths import user_field
 def user_pod_specs(graph: Mapping[str, Any]) -> dict[str | None, tuple[str, Any]]:
     """Each component's pod spec as the user wrote it, with its path, keyed by component name
     (a standalone DCD's under None)."""
-    spec = graph.get("spec") if isinstance(graph.get("spec"), Mapping) else {}
+    spec = mapping(graph.get("spec"))
     found: dict[str | None, tuple[str, Any]] = {}
     if graph.get("kind") == "DynamoComponentDeployment":
         found[None] = ("spec.podTemplate.spec", _template_spec(spec))
@@ -64,7 +65,7 @@ def _object_errors(
 
 
 def _where(obj: Mapping[str, Any]) -> str:
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    metadata = mapping(obj.get("metadata"))
     return f'{obj.get("kind", "object")} "{metadata.get("name", "")}"'
 
 
