@@ -85,9 +85,24 @@ class Path:
         return hash(self._text)
 
 
+#: Echoed values longer than this are cut (a 1 MB name is not printed back twice).
+MAX_ECHO_CHARS = 200
+
+
+def shorten(text: str, limit: int = MAX_ECHO_CHARS) -> str:
+    """``text`` cut to a readable length, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _format_value(value: Any) -> str:
     """Render a bad value the way the API server's field errors show it: strings quoted, objects
-    and lists as compact JSON in their field order."""
+    and lists as compact JSON in their field order; cut to a readable length."""
+    return shorten(_formatted(value))
+
+
+def _formatted(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, bool):
@@ -208,9 +223,10 @@ class GraphValidationError(DynamoPulumiError):
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
+        name = shorten(self.name)
         if len(self.errors) == 1:
-            return f'The {self.kind} "{self.name}" is invalid: {self.errors[0]}'
-        lines = [f'The {self.kind} "{self.name}" is invalid: ']
+            return f'The {self.kind} "{name}" is invalid: {self.errors[0]}'
+        lines = [f'The {self.kind} "{name}" is invalid: ']
         lines += [f"* {e}" for e in self.errors]
         return "\n".join(lines)
 

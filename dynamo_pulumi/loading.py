@@ -31,6 +31,7 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoObject,
 )
 from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
+from dynamo_pulumi.duplicates import duplicate_errors
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
 from dynamo_pulumi.sources import Source, read_raw_documents
 
@@ -163,6 +164,7 @@ def _load_document(
     Schema errors found while loading carry the position of their field."""
     api_version, kind = _check_header(doc, doc_source)
     if not _is_dynamo(api_version, kind, doc_source):
+        _check_beside_metadata(doc, kind, positions)
         return dict(doc)
     try:
         loaded = _load_one(doc, api_version, index, doc_source)
@@ -173,9 +175,31 @@ def _load_document(
     return replace(loaded, positions=positions) if positions is not None else loaded
 
 
+def _check_beside_metadata(doc: Mapping[str, Any], kind: str, positions: DocumentPositions | None) -> None:
+    """An object given beside the graph (a ResourceClaimTemplate, a ConfigMap) is held to strict
+    ObjectMeta too: ``metadata.lables`` would silently drop its labels."""
+    from dynamo_pulumi.api.parse import object_name, unknown_field
+    from dynamo_pulumi.api.suggest import declared_at, nearest
+    from dynamo_pulumi.api.v1beta1 import ObjectMeta
+
+    metadata = doc.get("metadata")
+    if not isinstance(metadata, Mapping):
+        return
+    declared = declared_at(ObjectMeta, [])
+    unknown = [
+        unknown_field(f"metadata.{key}", nearest(str(key), declared)) for key in metadata if key not in declared
+    ]
+    if unknown:
+        located = [_located(e, positions) for e in unknown] if positions is not None else unknown
+        raise GraphValidationError(located, kind=kind, name=object_name(doc))
+
+
 def load_documents(source: Source) -> LoadResult:
     """Load every document of ``source`` (dict, list of dicts, YAML text, or file path)."""
     docs, where = read_raw_documents(source)
+    duplicates = duplicate_errors(docs)
+    if duplicates:
+        raise duplicates[min(duplicates)]
     loaded: list[LoadedObject] = []
     others: list[dict[str, Any]] = []
     for i, (doc, positions) in enumerate(docs):
@@ -204,8 +228,12 @@ def load_each(source: Source) -> Iterator[DocumentOutcome]:
     """Every document of ``source``, loaded one by one. Reading or YAML errors of the whole
     input raise InputError before the first document."""
     docs, where = read_raw_documents(source)
+    duplicates = duplicate_errors(docs)
     for i, (doc, positions) in enumerate(docs):
         label = _doc_source(where, i, len(docs))
+        if i in duplicates:
+            yield DocumentOutcome(i, label, error=duplicates[i])
+            continue
         try:
             item = _load_document(doc, positions, i, label)
         except (InputError, GraphValidationError) as exc:

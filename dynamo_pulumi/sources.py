@@ -14,7 +14,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.yaml_source import DocumentPositions, parse_documents
@@ -83,12 +83,41 @@ def read_text_file(path: str | Path) -> str:
         raise InputError(problem, name)
     try:
         with open(name, "rb") as handle:
-            data = handle.read()
+            data = read_bounded(handle, name)
     except PermissionError:
         raise InputError("cannot read: permission denied", name) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", name) from None
     return _decode(data, name)
+
+
+#: The largest input read: far above any real graph file (the largest corpus graph is ~20 KB; a
+#: 10 MB generated graph still fits), far below what exhausts memory. The API server itself
+#: refuses request bodies over 3 MiB.
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+
+
+def too_large(name: str) -> InputError:
+    return InputError(
+        f"is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB ({MAX_INPUT_BYTES} bytes), far above any graph "
+        "file; not read (is it the right input? an endless stream such as /dev/zero never ends)",
+        name,
+    )
+
+
+def read_bounded(handle: BinaryIO, name: str) -> bytes:
+    """At most :data:`MAX_INPUT_BYTES` of ``handle`` (a file, a pipe, standard input): a larger
+    or endless input is refused after reading one byte more, never held whole in memory."""
+    data = handle.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise too_large(name)
+    return data
+
+
+def check_text_size(text: str | bytes, name: str) -> None:
+    """YAML given as text (``--inline``, the components' ``spec=``) is held to the same bound."""
+    if len(text) > MAX_INPUT_BYTES:
+        raise too_large(name or "input")
 
 
 def parse_yaml(text: str, source: str = "") -> list[Any]:
@@ -130,6 +159,7 @@ def read_raw_documents(source: Source) -> tuple[list[RawDocument], str]:
 
 
 def _with_positions(text: str, name: str) -> list[RawDocument]:
+    check_text_size(text, name)
     return [(doc.value, doc.positions) for doc in parse_documents(text, name)]
 
 

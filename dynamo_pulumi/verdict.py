@@ -159,7 +159,17 @@ def _rendered(
     except InputError as exc:  # pragma: no cover - namespaces are checked above
         return replace(outcome, errors=[invalid("metadata.namespace", namespace, str(exc))])
     size_errors = [e for o in [*rendered.components, *rendered.objects] for e in rendered_object_errors(o)]
-    return replace(outcome, errors=size_errors, rendered=None if size_errors else rendered)
+    errors = size_errors + _api_server_errors(loaded, rendered.objects, rendered.owners)
+    return replace(outcome, errors=errors, rendered=None if errors else rendered)
+
+
+def _api_server_errors(loaded: LoadedObject, objects: Sequence[Mapping[str, Any]], owners: Sequence[str | None]) -> list[FieldError]:
+    """The API server's semantic rules over the rendered objects (:mod:`.validation.apiserver`),
+    each at the user's field when the user wrote the value (at its v1alpha1 path for alpha input)."""
+    from dynamo_pulumi.validation.apiserver.rendered import semantic_errors
+
+    errors = semantic_errors(loaded.object.to_wire(), objects, owners)
+    return [loaded.path_map.map_error(e) for e in errors] if loaded.is_alpha else errors
 
 
 def check_deployable(

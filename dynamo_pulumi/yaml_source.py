@@ -191,6 +191,89 @@ def _syntax_error(exc: yaml.YAMLError, name: str) -> YamlSyntaxError:
     return YamlSyntaxError(message, name, position)
 
 
+#: go-yaml's aliasing bound (``allowedAliasRatio``): below 400,000 decoded nodes up to 99% of them
+#: may come from aliases, above 4,000,000 only 10%, linear in between; the check applies once more
+#: than 100 aliased and 1,000 decoded nodes exist.
+_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
+
+
+def allowed_alias_ratio(decoded: int) -> float:
+    """go-yaml's ``allowedAliasRatio``."""
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def excessive_aliasing(aliased: int, decoded: int) -> bool:
+    return aliased > 100 and decoded > 1000 and aliased / decoded > allowed_alias_ratio(decoded)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def check_aliasing(root: yaml.Node, name: str) -> None:
+    """Refuse a document whose aliases expand it beyond go-yaml's bound ("document contains
+    excessive aliasing"), before anything walks the expanded tree: a billion-laughs document is a
+    few hundred bytes that every later step would expand exponentially.
+
+    The composed node graph shares an anchored node between its uses, so each node's expanded size
+    is computed once; counts follow go-yaml's decoder (every node decoded, keys included; every node
+    decoded under an alias counts as aliased), checked after each alias as the decoder checks while
+    expanding it."""
+    sizes: dict[int, int] = {}
+    seen: set[int] = set()
+    decoded = aliased = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            grown = _expanded_size(node, sizes, name)
+            decoded, aliased = decoded + grown, aliased + grown
+            if excessive_aliasing(aliased, decoded):
+                raise _syntax_error_at(node, name, "document contains excessive aliasing")
+            continue
+        seen.add(id(node))
+        decoded += 1
+        stack.extend(reversed(_children(node)))
+
+
+def _expanded_size(root: yaml.Node, sizes: dict[int, int], name: str) -> int:
+    """Nodes in ``root`` with every alias expanded (memoised per node, iterative: no recursion
+    limit for deep documents). An anchor that contains itself never ends: refused as go-yaml does."""
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    visiting: set[int] = set()
+    while stack:
+        node, done = stack.pop()
+        children = _children(node)
+        if done:
+            visiting.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+            continue
+        if id(node) in sizes:
+            continue
+        visiting.add(id(node))
+        stack.append((node, True))
+        for child in children:
+            if id(child) in visiting:
+                raise _syntax_error_at(child, name, "anchor value contains itself")
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
+
+
+def _syntax_error_at(node: yaml.Node, name: str, problem: str) -> YamlSyntaxError:
+    mark = node.start_mark
+    position = SourcePosition(name, mark.line + 1, mark.column + 1)
+    return YamlSyntaxError(f"invalid YAML: {problem}", name, position)
+
+
 def parse_documents(text: str, name: str = "") -> list[YamlDocument]:
     """Every non-empty document of a (multi-document) YAML text, with positions.
 
@@ -200,6 +283,7 @@ def parse_documents(text: str, name: str = "") -> list[YamlDocument]:
     try:
         while loader.check_node():
             node = loader.get_node()
+            check_aliasing(node, name)
             loader.containers = {}
             value = loader.construct_document(node)
             if value is not None:

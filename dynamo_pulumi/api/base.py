@@ -78,6 +78,42 @@ class WireModel(BaseModel):
         return self.model_dump(by_alias=True, exclude_unset=True, mode="python")
 
 
+class ObjectMetaFields(WireModel):
+    """``metadata`` of an API object: every field ``metav1.ObjectMeta`` declares, nothing else.
+
+    Strict like the rest of the object (kubectl's strict field validation refuses
+    ``metadata.namespce`` as it refuses ``spec.componets``): a misspelt ``namespace`` would
+    otherwise deploy into ``default`` and a misspelt ``labels`` would drop every label. The
+    fields the rules never read are kept as given.
+    """
+
+    name: StrictStr | None = None
+    generate_name: StrictStr | None = None
+    namespace: StrictStr | None = None
+    self_link: StrictStr | None = None
+    uid: StrictStr | None = None
+    resource_version: StrictStr | None = None
+    creation_timestamp: Any = None
+    deletion_timestamp: Any = None
+    deletion_grace_period_seconds: Any = None
+    owner_references: list[Any] | None = None
+    finalizers: list[Any] | None = None
+    managed_fields: list[Any] | None = None
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        """The metadata fields no rule types (``ownerReferences``, ``deletionTimestamp``, ...) that
+        were written, by wire name: what the open model kept as extras before metadata became
+        strict, so the readers of those fields keep one way to reach them."""
+        typed = {"name", "namespace", "labels", "annotations"}
+        fields = type(self).model_fields
+        return {
+            fields[name].alias or name: getattr(self, name)
+            for name in self.model_fields_set
+            if name in fields and name not in typed
+        }
+
+
 class OpenModel(WireModel):
     """A struct whose schema preserves unknown fields (kept and dumped as given)."""
 

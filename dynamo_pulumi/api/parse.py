@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -230,13 +230,26 @@ def parse_model(
     if extra_errors is not None:
         seen = {e.path for e in errors}
         errors += [e for e in extra_errors(data) if e.path not in seen]
-    unknown = [e for e in errors if isinstance(e, UnknownFieldError)]
+    unknown = [_suggested(e, model, prefix) for e in errors if isinstance(e, UnknownFieldError)]
     if unknown:
         # Strict field validation fails the request while decoding, before the schema runs.
         raise GraphValidationError(unknown, kind=kind, name=name)
     if errors or result is None:
         raise GraphValidationError(errors, kind=kind, name=name)
     return result
+
+
+def _suggested(error: UnknownFieldError, model: type[BaseModel], prefix: str) -> UnknownFieldError:
+    """``error`` with the nearest field the model declares beside the unknown one."""
+    if error.suggestion:
+        return error
+    from dynamo_pulumi.api.suggest import declared_at, nearest, path_parts
+
+    parts = path_parts(error.path)[len(path_parts(prefix)) if prefix else 0:]
+    if not parts:
+        return error
+    suggestion = nearest(parts[-1], declared_at(model, parts[:-1]))
+    return replace(error, suggestion=suggestion) if suggestion else error
 
 
 def embedded_pod_errors(data: Any) -> list[FieldError]:

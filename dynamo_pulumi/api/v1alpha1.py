@@ -21,6 +21,7 @@ from dynamo_pulumi.api.base import (
     DnsLabel,
     JSONObject,
     NonNegInt32,
+    ObjectMetaFields,
     OpenModel,
     Str,
     TopologyDomain,
@@ -271,13 +272,14 @@ class DynamoGraphDeploymentSpec(WireModel):
     experimental: DynamoGraphDeploymentExperimentalSpec | None = None
 
 
-class ObjectMeta(OpenModel):
-    """Differs from beta: ``generation`` is not typed (an extra field, kept as given)."""
+class ObjectMeta(ObjectMetaFields):
+    """Differs from beta: ``generation`` is not typed (any value kept as given)."""
 
     name: Str | None = None
     namespace: Str | None = None
     labels: StringMap | None = None
     annotations: StringMap | None = None
+    generation: Any = None
 
 
 class _TopLevel(WireModel):

@@ -23,7 +23,7 @@ from dynamo_pulumi.api.base import (
     Int64,
     JSONObject,
     NonNegInt32,
-    OpenModel,
+    ObjectMetaFields,
     PodTemplate,
     Quantity,
     Str,
@@ -264,8 +264,8 @@ class DynamoGraphDeploymentSpec(WireModel):
         return next((c for c in self.components or [] if c.name == name), None)
 
 
-class ObjectMeta(OpenModel):
-    """metadata: the fields rules read are typed; everything else is kept as given."""
+class ObjectMeta(ObjectMetaFields):
+    """metadata: every ObjectMeta field, unknown ones refused (see :class:`ObjectMetaFields`)."""
 
     name: Str | None = None
     """Object name, a DNS-1123 subdomain; default: the Pulumi resource name; part of every child object's name."""

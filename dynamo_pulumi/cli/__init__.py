@@ -99,7 +99,9 @@ def _dispatch(argv: list[str]) -> int:
 
 def _print_invalid(exc: GraphValidationError) -> None:
     """kubectl's header, then one line per error, led by its file position when it has one."""
-    print(f'error: The {exc.kind} "{exc.name}" is invalid:', file=sys.stderr)
+    from dynamo_pulumi.errors import shorten
+
+    print(f'error: The {exc.kind} "{shorten(exc.name)}" is invalid:', file=sys.stderr)
     for error in exc.errors:
         print(f"{error.position}: {error}" if error.position else f"* {error}", file=sys.stderr)
 

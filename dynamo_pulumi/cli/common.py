@@ -121,9 +121,17 @@ def check_stdin_once(arguments: Sequence[str | None], inline: bool = False) -> N
 
 
 def _read_stdin() -> str:
+    """Standard input, at most :data:`~dynamo_pulumi.sources.MAX_INPUT_BYTES` of it (``validate -
+    < /dev/zero`` is refused after 16 MiB instead of growing until memory runs out)."""
     from dynamo_pulumi.errors import InputError
+    from dynamo_pulumi.sources import MAX_INPUT_BYTES, read_bounded, too_large
 
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    if hasattr(sys.stdin, "buffer"):
+        data = read_bounded(sys.stdin.buffer, "<stdin>")
+    else:
+        data = sys.stdin.read(MAX_INPUT_BYTES + 1).encode()
+        if len(data) > MAX_INPUT_BYTES:
+            raise too_large("<stdin>")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

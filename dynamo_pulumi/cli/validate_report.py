@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from dynamo_pulumi.errors import OMITTED, FieldError, InputError, SourcePosition
+from dynamo_pulumi.errors import OMITTED, FieldError, InputError, SourcePosition, shorten
 
 PLANNED = "planned replacement (render mode; the operator's webhook would refuse this in place)"
 
@@ -52,6 +52,7 @@ class Problem:
     @classmethod
     def of(cls, error: FieldError) -> Problem:
         value = None if error.value is OMITTED else error.value
+        value = shorten(value) if isinstance(value, str) else value
         return cls(str(error), error.type.value, error.path, value, error.position)
 
 
@@ -75,6 +76,11 @@ class ObjectReport:
     def valid(self) -> bool:
         return self.kind is not None and not self.problems
 
+    @property
+    def shown_name(self) -> str:
+        """The name as echoed: cut to a readable length (a 1 MB name is not printed back)."""
+        return shorten(self.name or "")
+
 
 def _where(problem: Problem, label: str) -> str:
     if problem.position is not None:
@@ -92,12 +98,12 @@ def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
             for planned in report.replacements:
                 print(f"{_where(planned, report.label)}: {PLANNED}: {planned.message}", file=out)
             print(
-                f'{report.label}: {report.kind} "{report.name}" is valid ({report.operation}; {report.summary})',
+                f'{report.label}: {report.kind} "{report.shown_name}" is valid ({report.operation}; {report.summary})',
                 file=out,
             )
             continue
         if report.kind is not None:
-            print(f'{report.label}: The {report.kind} "{report.name}" is invalid:', file=err)
+            print(f'{report.label}: The {report.kind} "{report.shown_name}" is invalid:', file=err)
         for problem in report.problems:
             print(f"{_where(problem, report.label)}: {problem.message}", file=err)
 
@@ -119,7 +125,7 @@ def as_json(reports: list[ObjectReport]) -> list[dict[str, Any]]:
             "file": r.file,
             "document": r.document,
             "kind": r.kind,
-            "name": r.name,
+            "name": shorten(r.name) if r.name else r.name,
             "operation": r.operation,
             "valid": r.valid,
             "warnings": list(r.warnings),
@@ -155,7 +161,7 @@ def write_github(reports: list[ObjectReport], out: TextIO) -> None:
     """GitHub Actions workflow commands: one ``::error`` per error, one ``::warning`` per
     warning, at the field's line; valid objects get their summary line."""
     for report in reports:
-        title = f'{report.kind} "{report.name}"' if report.kind else report.label
+        title = f'{report.kind} "{report.shown_name}"' if report.kind else report.label
         for warning in report.warnings:
             print(_annotation("warning", report.file, None, title, warning), file=out)
         for problem in report.problems:
@@ -163,5 +169,5 @@ def write_github(reports: list[ObjectReport], out: TextIO) -> None:
         for planned in report.replacements:
             print(_annotation("notice", report.file, planned.position, title, f"{PLANNED}: {planned.message}"), file=out)
         if report.valid:
-            print(f'{report.label}: {report.kind} "{report.name}" is valid ({report.operation}; {report.summary})',
+            print(f'{report.label}: {report.kind} "{report.shown_name}" is valid ({report.operation}; {report.summary})',
                   file=out)
