@@ -144,10 +144,9 @@ def test_node_affinity() -> None:
     assert errors[0] == f"{req}.matchExpressions[0].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"
     assert errors[1] == (f'{req}.matchExpressions[1].operator: Unsupported value: "Near": supported values: '
                          '"DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"')
-    assert errors[2].startswith(f'{req}.matchExpressions[2].values[0]: Invalid value: "-bad-"')
-    assert errors[3] == f"{req}.matchExpressions[3].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
-    assert errors[4] == f'{req}.matchFields[0].key: Invalid value: "metadata.uid": not a valid field selector key'
-    assert errors[5:] == [
+    assert errors[2] == f"{req}.matchExpressions[3].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+    assert errors[3] == f'{req}.matchFields[0].key: Invalid value: "metadata.uid": not a valid field selector key'
+    assert errors[4:] == [
         "aff.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100"]
     empty = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}
     assert _strs(node_affinity_errors(empty, Path("aff"))) == [
@@ -208,3 +207,73 @@ def test_only_core_services_and_pod_templates_are_judged() -> None:
         {"spec": {"podSpec": {"containers": [{"name": "a", "image": "i"}]}}},
         {"spec": {"podSpec": {"containers": [{"name": "B", "image": "i"}]}}}]}}}
     assert [e.path for e in rendered_object_errors(pcs)] == ["spec.template.cliques[1].spec.podSpec.containers[0].name"]
+
+
+def test_node_selector_requirement_operators_one_by_one() -> None:
+    def errors(requirement: dict[str, Any]) -> list[str]:
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [requirement]}]}}}
+        prefix = "aff.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]."
+        return [e.removeprefix(prefix) for e in _strs(node_affinity_errors(affinity, Path("aff")))]
+
+    required_values = "values: Required value: must be specified when `operator` is 'In' or 'NotIn'"
+    forbidden_values = "values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+    single = "values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"
+    assert errors({"key": "a", "operator": "In"}) == [required_values]
+    assert errors({"key": "a", "operator": "NotIn"}) == [required_values]
+    assert errors({"key": "a", "operator": "Exists", "values": ["x"]}) == [forbidden_values]
+    assert errors({"key": "a", "operator": "DoesNotExist", "values": ["x"]}) == [forbidden_values]
+    assert errors({"key": "a", "operator": "Lt", "values": []}) == [single]
+    assert errors({"key": "a", "operator": "Gt", "values": ["1"]}) == []
+    assert errors({"key": "a", "operator": "Exists"}) == []
+    assert errors({"key": "a", "operator": "In", "values": ["ok", "any string"]}) == []  # values are no label values
+    assert errors({"key": "bad key!", "operator": "Exists"})[0].startswith('key: Invalid value: "bad key!": name part must')
+
+
+def test_node_selector_field_requirements() -> None:
+    def errors(requirement: dict[str, Any]) -> list[str]:
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [requirement]}]}}}
+        return _strs(node_affinity_errors(affinity, Path("a")))
+
+    assert errors({"key": "metadata.name", "operator": "In", "values": ["n"]}) == []
+    assert errors({"key": "metadata.name", "operator": "In"}) == [
+        "a.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values: "
+        "Required value: must be specified when `operator` is 'In' or 'NotIn'"]
+
+
+def test_preferred_terms_weights_and_preference_path() -> None:
+    def errors(weight: int, requirement: dict[str, Any]) -> list[str]:
+        affinity = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": weight, "preference": {"matchExpressions": [requirement]}}]}}
+        return _strs(node_affinity_errors(affinity, Path("a")))
+
+    ok = {"key": "a", "operator": "Exists"}
+    assert errors(1, ok) == [] and errors(100, ok) == []
+    assert errors(101, ok) == ["a.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 101: must be in the range 1-100"]
+    assert errors(50, {"key": "a", "operator": "In"}) == [
+        "a.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].values: "
+        "Required value: must be specified when `operator` is 'In' or 'NotIn'"]
+
+
+def test_label_selector_requirements_one_by_one() -> None:
+    def errors(requirement: dict[str, Any]) -> list[str]:
+        return _strs(label_selector_errors({"matchExpressions": [requirement]}, Path("s")))
+
+    assert errors({"key": "a", "operator": "NotIn"}) == [
+        "s.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"]
+    assert errors({"key": "a", "operator": "DoesNotExist", "values": ["x"]}) == [
+        "s.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"]
+    assert errors({"key": "a", "operator": "NotIn", "values": ["x"]}) == []
+
+
+def test_service_port_names_and_defaulted_protocol() -> None:
+    assert _strs(service_errors(_service([{"name": "a", "port": 80}, {"port": 81}]))) == ["spec.ports[1].name: Required value"]
+    assert _strs(service_errors(_service([{"name": "a", "port": 80}, {"name": "a", "port": 81}]))) == [
+        'spec.ports[1].name: Duplicate value: "a"']
+    assert _strs(service_errors(_service([{"name": "a", "port": 80}, {"name": "b", "port": 80, "protocol": "TCP"}]))) == [
+        'spec.ports[1]: Duplicate value: {"port":80,"protocol":"TCP"}']
+    assert service_errors(_service([{"name": "a", "port": 80, "targetPort": 0}, {"name": "b", "port": 81, "targetPort": ""}])) == []
+    assert _strs(service_errors(_service([{"name": "a", "port": 80, "targetPort": 1}, {"name": "b", "port": 81, "targetPort": 70000}]))) == [
+        "spec.ports[1].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive"]
+    assert _strs(service_errors({"apiVersion": "v1", "kind": "Service", "spec": {"clusterIP": "10.0.0.1"}})) == ["spec.ports: Required value"]

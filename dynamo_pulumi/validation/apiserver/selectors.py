@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, not_supported, required
-from dynamo_pulumi.kube_names import label_key_problems, label_value_problems
+from dynamo_pulumi.kube_names import label_key_problems
 from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
 from dynamo_pulumi.validation.object_meta import label_errors
 
@@ -90,15 +90,12 @@ def _term_errors(term: Mapping[str, Any], path: Path) -> list[FieldError]:
 
 
 def _node_requirement_errors(requirement: Mapping[str, Any], path: Path) -> list[FieldError]:
-    """``ValidateNodeSelectorRequirement``: operator/values agreement, a qualified key."""
+    """``ValidateNodeSelectorRequirement``: operator/values agreement, a qualified key (values are
+    not label values there: any string a node label could be matched against)."""
     errors = _node_operator_errors(requirement, path)
     key = text(requirement.get("key"))
     if key is not None:
         errors += [invalid(path.child("key"), key, p) for p in label_key_problems(key)]
-    for j, raw in enumerate(items(requirement.get("values"))):
-        value = text(raw)
-        if value is not None and text(requirement.get("operator")) in ("In", "NotIn"):
-            errors += [invalid(path.child("values").index(j), value, p) for p in label_value_problems(value)]
     return errors
 
 
