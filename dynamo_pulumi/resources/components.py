@@ -31,7 +31,7 @@ from dynamo_pulumi.resources.options import ignore_changes
 from dynamo_pulumi.resources.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
-from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
+from dynamo_pulumi.resources.readiness import ReadinessOptions, ReadinessResource, register_readiness
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 from dynamo_pulumi.resources.typed_outputs import summary_numbers, total_of
 
@@ -113,7 +113,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         deadline = readiness.timeout_seconds
         super().__init__(DCD_TYPE, name, None, opts)
         self.custom_resource: pulumi.CustomResource | None = None
-        self.readiness: GraphReadiness | None = None
+        self.readiness: ReadinessResource | None = None
         self.resources: list[pulumi.CustomResource] = []
         if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
             if standalone:

@@ -31,7 +31,7 @@ from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, plan_prediction
 from dynamo_pulumi.readiness.targets import revision
 from dynamo_pulumi.resources.plan import GraphPlan
-from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
+from dynamo_pulumi.resources.readiness import ReadinessOptions, ReadinessResource, register_operator_readiness
 from dynamo_pulumi.resources.unknowns import restore
 from dynamo_pulumi.validation.immutable_identity import identity_of
 
@@ -114,7 +114,7 @@ def operator_expansion(plan: GraphPlan) -> list[ExpansionEntry]:
 
 def register_operator_mode_readiness(
     owner: pulumi.Resource, plan: GraphPlan, options: ReadinessOptions, custom_resource: pulumi.Resource
-) -> GraphReadiness:
+) -> ReadinessResource:
     """The readiness resource watching the custom resource, with the predicted expansion as its
     inputs: the compact ``expansion`` (what ``pulumi preview --diff`` shows the operator will
     touch) and the full ``predicted`` objects (what the drift report compares against).
