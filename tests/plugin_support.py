@@ -16,6 +16,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from concurrent import futures
@@ -147,12 +148,15 @@ class Plugin:
 
     def __init__(self, engine: FakeEngine, command: list[str] | None = None) -> None:
         argv = [*(command or [str(SCRIPT)]), engine.address]
-        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        #: The plugin's stderr (a file: a pipe nobody reads would fill and block the plugin).
+        self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed in close())
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
         line = self.process.stdout.readline() if self.process.stdout else ""
         if not line.strip().isdigit():
             self.process.kill()
-            raise RuntimeError(f"the plugin printed no port: {line!r} {self.process.stderr.read() if self.process.stderr else ''}")
+            self.stderr.seek(0)
+            raise RuntimeError(f"the plugin printed no port: {line!r} {self.stderr.read()}")
         self.port = int(line)
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
         self.stub = provider_pb2_grpc.ResourceProviderStub(self.channel)
@@ -161,9 +165,9 @@ class Plugin:
         self.channel.close()
         self.process.kill()
         self.process.wait(10)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        self.stderr.close()
 
 
 @contextlib.contextmanager
@@ -226,3 +230,42 @@ class PluginDriver:
 
     def delete(self, props: Mapping[str, Any]) -> None:
         self._call("Delete", provider_pb2.DeleteRequest(id="team-a/llm", urn=self.urn, properties=to_struct(props)))
+
+
+#: How the engine starts the dynamic-provider host (the SDK's own, four worker threads).
+DYNAMIC_HOST = [sys.executable, "-m", "pulumi.dynamic"]
+DYNAMIC_URN = "urn:pulumi:dev::proj::pulumi-python:dynamic/dynamo:GraphReadiness::team-a/llm"
+
+
+class DynamicDriver(PluginDriver):
+    """The same verbs through ``python -m pulumi.dynamic``: every request carries the pickled
+    provider (``__provider``), as the program's registration puts it there."""
+
+    def __init__(self, plugin: Plugin, urn: str = DYNAMIC_URN) -> None:
+        super().__init__(plugin, urn)
+        from pulumi.dynamic.dynamic import serialize_provider
+
+        from dynamo_pulumi.cluster.provider import ReadinessProvider
+
+        self.pickled = serialize_provider(ReadinessProvider())
+
+    def _with(self, props: Mapping[str, Any]) -> dict[str, Any]:
+        return {**props, "__provider": self.pickled}
+
+    def check(self, news: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        return super().check(self._with(news))
+
+    def diff(self, olds: Mapping[str, Any], news: Mapping[str, Any]) -> tuple[bool, list[str]]:
+        return super().diff(self._with(olds), self._with(news))
+
+    def create(self, props: Mapping[str, Any], preview: bool = False) -> tuple[str, dict[str, Any]]:
+        return super().create(self._with(props), preview)
+
+    def update(self, olds: Mapping[str, Any], news: Mapping[str, Any], preview: bool = False) -> dict[str, Any]:
+        return super().update(self._with(olds), self._with(news), preview)
+
+    def read(self, props: Mapping[str, Any]) -> dict[str, Any]:
+        return super().read(self._with(props))
+
+    def delete(self, props: Mapping[str, Any]) -> None:
+        super().delete(self._with(props))

@@ -9,6 +9,7 @@ secrets, preview without a cluster, provider configuration.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from concurrent import futures
@@ -205,3 +206,17 @@ def test_a_stream_that_ends_late_still_finishes(driver, server):
     server.on_list(POD, NS, listing([]))
     _, outs = driver.create(contract.props(server))
     assert unwrap(outs)["state"] == "successful"
+
+
+@pytest.mark.parametrize("command", [
+    [sys.executable, str(REPO / "dynamo_pulumi" / "plugin")],  # how the language host runs PulumiPlugin.yaml
+    [sys.executable, "-m", "dynamo_pulumi.plugin"],
+], ids=["plugin-directory", "python-m"])
+def test_the_plugin_directory_and_module_start_the_same_server(engine, command):
+    assert (REPO / "dynamo_pulumi" / "plugin" / "PulumiPlugin.yaml").read_text().count("runtime: python") == 1
+    started = Plugin(engine, command)
+    try:
+        schema = json.loads(started.stub.GetSchema(provider_pb2.GetSchemaRequest(version=0)).schema)
+        assert schema["name"] == "dynamo"
+    finally:
+        started.close()

@@ -78,3 +78,11 @@ def test_the_components_and_the_provider_configuration():
     assert set(schema["config"]["variables"]) == {"kubeconfig", "context"}
     assert schema["config"]["variables"]["kubeconfig"]["secret"] is True
     assert set(schema["provider"]["inputProperties"]) == {"kubeconfig", "context"}
+
+
+def test_the_plugin_tokens_are_the_python_components_types():
+    from dynamo_pulumi.plugin import tokens
+    from dynamo_pulumi.resources import components
+    from dynamo_pulumi.resources.readiness_plugin import TYPE
+
+    assert (tokens.DGD_TYPE, tokens.DCD_TYPE, tokens.READINESS_TYPE) == (components.DGD_TYPE, components.DCD_TYPE, TYPE)

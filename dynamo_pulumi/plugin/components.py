@@ -18,30 +18,17 @@ from typing import Any, Final, cast
 import pulumi
 import yaml
 
-from dynamo_pulumi.cluster.provider import UNKNOWN
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.plugin.values import wire
-from dynamo_pulumi.resources.components import (
-    DCD_TYPE,
-    DGD_TYPE,
-    DynamoComponentDeployment,
-    DynamoGraphDeployment,
-)
+from dynamo_pulumi.plugin.tokens import DCD_OUTPUTS, DCD_TYPE, DGD_OUTPUTS, DGD_TYPE
+from dynamo_pulumi.plugin.values import UNKNOWN, wire
+from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.placement import GpuPlacement
 from dynamo_pulumi.resources.readiness import ReadinessOptions
 from dynamo_pulumi.sources import SourceText
 
 #: The readiness settings a schema caller may give (``readiness`` argument), by schema name.
 READINESS_FIELDS: Final = ("wait", "timeout", "kubeconfig", "context")
-#: What each component returns, schema name -> attribute of the Python component.
-DGD_OUTPUTS: Final = {
-    "dynamoNamespace": "dynamo_namespace", "frontendUrl": "frontend_url", "totalGpus": "total_gpus",
-    "components": "component_outputs", "expansion": "expansion",
-}
-DCD_OUTPUTS: Final = {
-    "workloadKind": "workload_kind", "workloadNames": "workload_names", "serviceName": "service_name",
-    "replicas": "replicas", "gpus": "gpus", "expansion": "expansion",
-}
+
 
 
 def _known(value: Any, path: str) -> Any:

@@ -5,24 +5,26 @@ event loop). Resource calls go to :class:`.readiness.ReadinessResource` (the onl
 resource), ``Construct`` to :mod:`.components`. Configuration is the cluster connection, like
 the kubernetes provider's ``kubeconfig`` and ``context``: the engine sends it again whenever it
 changes, and the next read or wait uses it.
+
+The engine starts the plugin for every ``pulumi preview``/``up`` and first asks for its info,
+schema and configuration: the readiness core, the Kubernetes client and the components
+(``pulumi_kubernetes``) are imported at their first use, not at start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pulumi.provider.experimental import provider as sdk
 
-from dynamo_pulumi.cluster.aio import ProviderConnection
-from dynamo_pulumi.cluster.provider import UNKNOWN
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.plugin import components
 from dynamo_pulumi.plugin.engine_log import EngineLog
-from dynamo_pulumi.plugin.readiness import TYPE as READINESS_TYPE
-from dynamo_pulumi.plugin.readiness import ReadinessResource
-from dynamo_pulumi.plugin.schema import PACKAGE, schema_text
-from dynamo_pulumi.plugin.values import plain_map
+from dynamo_pulumi.plugin.tokens import PACKAGE, READINESS_TYPE
+from dynamo_pulumi.plugin.values import UNKNOWN, plain_map
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.plugin.readiness import ReadinessResource
 
 
 def _setting(args: Mapping[str, Any], variables: Mapping[str, str], key: str) -> Any:
@@ -43,16 +45,22 @@ class DynamoProvider(sdk.Provider):
     def __init__(self, version: str, engine_address: str | None) -> None:
         self.version = version
         self.log = EngineLog(engine_address)
-        self.readiness = ReadinessResource(self.log)
+        #: The configured connection (kubeconfig, context); None each when not configured.
+        self.connection: tuple[Any, str | None] = (None, None)
+        self._readiness: ReadinessResource | None = None
 
     async def get_schema(self, request: sdk.GetSchemaRequest) -> sdk.GetSchemaResponse:
+        from dynamo_pulumi.plugin.schema import schema_text
+
         return sdk.GetSchemaResponse(schema_text(self.version))
 
     async def configure(self, request: sdk.ConfigureRequest) -> sdk.ConfigureResponse:
         args = plain_map(request.args)
         kubeconfig = _setting(args, request.variables, "kubeconfig")
         context = _setting(args, request.variables, "context")
-        self.readiness.connection = ProviderConnection(kubeconfig, str(context) if context else None)
+        self.connection = (kubeconfig, str(context) if context else None)
+        if self._readiness is not None:
+            self._readiness.configure(*self.connection)
         return sdk.ConfigureResponse(accept_secrets=True, supports_preview=True, accept_resources=True,
                                      accept_outputs=True)
 
@@ -60,7 +68,12 @@ class DynamoProvider(sdk.Provider):
         kind = _resource_type(urn)
         if kind != READINESS_TYPE:
             raise InputError(f"the dynamo provider has no custom resource {kind!r}")
-        return self.readiness
+        if self._readiness is None:
+            from dynamo_pulumi.plugin.readiness import ReadinessResource
+
+            self._readiness = ReadinessResource(self.log)
+            self._readiness.configure(*self.connection)
+        return self._readiness
 
     async def check(self, request: sdk.CheckRequest) -> sdk.CheckResponse:
         return await self._custom(request.urn).check(request)
@@ -81,6 +94,8 @@ class DynamoProvider(sdk.Provider):
         await self._custom(request.urn).delete(request)
 
     async def construct(self, request: sdk.ConstructRequest) -> sdk.ConstructResponse:
+        from dynamo_pulumi.plugin import components
+
         inputs = plain_map(request.inputs)
         component = components.build(request.resource_type, request.name, inputs, request.options)
         outputs = components.outputs_of(component)

@@ -32,7 +32,6 @@ from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.plugin.engine_log import WARNING, EngineLog
 from dynamo_pulumi.plugin.values import plain_map, secret_keys, wire_map
 
-TYPE: Final = "dynamo:index:GraphReadiness"
 #: The status outputs while previewing: decided by the wait, so unknown until then.
 PREVIEWED: Final = dict.fromkeys(OUTPUTS, UNKNOWN)
 
@@ -54,6 +53,10 @@ class ReadinessResource:
     def __init__(self, log: EngineLog) -> None:
         self.log = log
         self.connection = ProviderConnection()
+
+    def configure(self, kubeconfig: Any, context: str | None) -> None:
+        """The provider's connection (``dynamo:kubeconfig``, ``dynamo:context``) from now on."""
+        self.connection = ProviderConnection(kubeconfig, context)
 
     # --- pure: never the cluster -------------------------------------------------------------
 

@@ -13,11 +13,8 @@ import json
 from typing import Any, Final
 
 from dynamo_pulumi.cluster.provider import INPUTS, OUTPUTS
-from dynamo_pulumi.plugin.components import DCD_OUTPUTS, DGD_OUTPUTS
-from dynamo_pulumi.plugin.readiness import TYPE as READINESS_TYPE
-from dynamo_pulumi.resources.components import DCD_TYPE, DGD_TYPE
+from dynamo_pulumi.plugin.tokens import DCD_OUTPUTS, DCD_TYPE, DGD_OUTPUTS, DGD_TYPE, PACKAGE, READINESS_TYPE
 
-PACKAGE: Final = "dynamo"
 ANY: Final = {"$ref": "pulumi.json#/Any"}
 STRING: Final = {"type": "string"}
 INTEGER: Final = {"type": "integer"}

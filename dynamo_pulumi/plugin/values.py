@@ -18,8 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
-
-from dynamo_pulumi.cluster.provider import UNKNOWN
+from pulumi.runtime.rpc import UNKNOWN as UNKNOWN  # the sentinel the readiness core also knows
 
 #: Inputs that are always returned as secrets, whether or not they arrived as one.
 ALWAYS_SECRET: Final = frozenset({"kubeconfig"})
