@@ -128,7 +128,6 @@ def package_schema(version: str = "0.1.0") -> dict[str, Any]:
             READINESS_TYPE: _readiness(),
         },
         "types": _types(),
-        "language": {"nodejs": {"packageName": "@dynamo-pulumi/dynamo"}, "python": {"packageName": "dynamo_pulumi_sdk"}},
     }
 
 
