@@ -2,10 +2,10 @@
 
 Same inputs, outputs and resource name as the dynamic :class:`~.readiness.GraphReadiness`; only
 the type differs (``dynamo:index:GraphReadiness``, served by ``pulumi-resource-dynamo``, which
-must be installed where the engine finds plugins: see the README). Moving a stack from one to
-the other keeps the name: give the new resource ``aliases=[pulumi.Alias(type_=...)]`` with the
-old type, and ``pulumi up`` reads it as the same resource (no wait is repeated unless what it
-watches changed).
+must be installed where the engine finds plugins: see the README). The resource carries an
+alias to the dynamic type, so a stack moving to the plugin sees one replacement of the same
+resource (same name and parent) rather than an unrelated create and delete; either is cheap: the
+resource owns no cluster object, and the new one's wait returns at once for a ready graph.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ class PluginGraphReadiness(pulumi.CustomResource):
     drift: pulumi.Output[list[dict[str, Any]]]
 
     def __init__(self, name: str, props: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        secret = pulumi.ResourceOptions(additional_secret_outputs=["kubeconfig"])
+        own = pulumi.ResourceOptions(additional_secret_outputs=["kubeconfig"], aliases=[pulumi.Alias(type_=DYNAMIC_TYPE)])
         outputs = {**props, "state": None, "ready": None, "components": None, "drift": None}
-        super().__init__(TYPE, name, outputs, pulumi.ResourceOptions.merge(secret, opts))
+        super().__init__(TYPE, name, outputs, pulumi.ResourceOptions.merge(own, opts))
 
 
 def provider_config_given() -> bool:
