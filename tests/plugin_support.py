@@ -143,6 +143,16 @@ class _Monitor(resource_pb2_grpc.ResourceMonitorServicer):
 
 # --- the plugin --------------------------------------------------------------------------------
 
+def _env() -> dict[str, str]:
+    """The plugin's environment: it imports ``dynamo_pulumi`` from where the tests do (a mutation
+    run's copy, not only the installed tree)."""
+    import dynamo_pulumi
+
+    root = str(Path(dynamo_pulumi.__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path}
+
+
 class Plugin:
     """The plugin process started as the engine starts it, and a stub on the port it printed."""
 
@@ -150,8 +160,7 @@ class Plugin:
         argv = [*(command or [str(SCRIPT)]), engine.address]
         #: The plugin's stderr (a file: a pipe nobody reads would fill and block the plugin).
         self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed in close())
-        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, text=True, env=_env())
         line = self.process.stdout.readline() if self.process.stdout else ""
         if not line.strip().isdigit():
             self.process.kill()
