@@ -131,3 +131,19 @@ def test_bad_readiness_options_name_the_field(plugin, engine):
         construct(plugin, engine, {"spec": str(GRAPH), "readiness": {"wiat": False}})
     with pytest.raises(CallFailed, match="readiness timeout"):
         construct(plugin, engine, {"spec": str(GRAPH), "readiness": {"timeout": "soon"}})
+
+
+def test_an_unknown_inside_the_spec_is_rendered_around_as_in_python(plugin, engine):
+    """In preview an argument computed from another resource arrives unknown: the component
+    renders the rest and the child's field stays unknown (as a Python program's Output would)."""
+    document = yaml.safe_load(GRAPH.read_text())
+    document["spec"]["components"][1]["podTemplate"]["spec"]["containers"][0]["args"][1] = UNKNOWN
+    construct(plugin, engine, {"spec": document, "namespace": "dynamo"})
+    worker = next(r for r in engine.registered if r.type == "kubernetes:apps/v1:Deployment" and "worker" in r.name.lower())
+    container = from_struct(worker.object)["spec"]["template"]["spec"]["containers"][0]
+    assert container["args"][:2] == ["--model", UNKNOWN]
+
+
+def test_a_wholly_unknown_spec_is_refused_by_name(plugin, engine):
+    with pytest.raises(CallFailed, match="spec: must be known when the program runs"):
+        construct(plugin, engine, {"spec": UNKNOWN})

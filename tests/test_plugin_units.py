@@ -197,3 +197,22 @@ def test_wait_false_reads_and_waits_nothing(server):
     created = asyncio.run(resource.create(sdk.CreateRequest(URN, props, 0, False)))
     assert values.plain(created.properties["state"]) == "" and values.plain(created.properties["drift"]) == []
     assert server.log == []
+
+
+def test_program_values_keep_unknowns_and_secrets_as_outputs():
+    import pulumi
+
+    async def resolve():
+        value = values.program_value(PropertyValue({
+            "n": PropertyValue(2.0), "u": PropertyValue.computed(),
+            "s": PropertyValue("x").with_secret(True), "l": PropertyValue([PropertyValue.computed()]),
+        }))
+        assert value["n"] == 2 and type(value["n"]) is int
+        assert isinstance(value["u"], pulumi.Output) and not await value["u"].is_known()
+        assert isinstance(value["s"], pulumi.Output) and await value["s"].is_secret() and await value["s"].future() == "x"
+        assert isinstance(value["l"][0], pulumi.Output)
+        whole = values.program_value(PropertyValue.computed().with_secret(True))
+        assert not await whole.is_known() and await whole.is_secret()
+        assert values.program_value(PropertyValue("plain")) == "plain"
+
+    asyncio.run(resolve())

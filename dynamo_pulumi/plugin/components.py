@@ -32,7 +32,7 @@ READINESS_FIELDS: Final = ("wait", "timeout", "kubeconfig", "context")
 
 
 def _known(value: Any, path: str) -> Any:
-    if value == UNKNOWN:
+    if isinstance(value, pulumi.Output) or value == UNKNOWN:
         raise InputError(f"{path}: must be known when the program runs (it decides what is rendered)")
     return value
 

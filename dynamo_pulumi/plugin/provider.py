@@ -21,7 +21,7 @@ from pulumi.provider.experimental import provider as sdk
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.plugin.engine_log import EngineLog
 from dynamo_pulumi.plugin.tokens import PACKAGE, READINESS_TYPE
-from dynamo_pulumi.plugin.values import UNKNOWN, plain_map
+from dynamo_pulumi.plugin.values import UNKNOWN, plain_map, program_value
 
 if TYPE_CHECKING:
     from dynamo_pulumi.plugin.readiness import ReadinessResource
@@ -97,6 +97,8 @@ class DynamoProvider(sdk.Provider):
         from dynamo_pulumi.plugin import components
 
         inputs = plain_map(request.inputs)
+        if "spec" in request.inputs:  # unknown or secret leaves stay Outputs, as in a Python program
+            inputs["spec"] = program_value(request.inputs["spec"])
         component = components.build(request.resource_type, request.name, inputs, request.options)
         outputs = components.outputs_of(component)
         state = {key: await components.settled(value) for key, value in outputs.items()}

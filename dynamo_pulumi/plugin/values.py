@@ -39,6 +39,35 @@ def plain(value: PropertyValue) -> Any:
     return inner
 
 
+def program_value(value: PropertyValue) -> Any:
+    """``value`` as a Python program holds it: unknowns and secrets as ``pulumi.Output``s (the
+    components park Outputs inside a spec and render around them, as for a Python program)."""
+    import pulumi
+
+    inner = value.value
+    if isinstance(inner, Computed):
+        return _output(None, known=False, secret=value.is_secret)
+    if isinstance(inner, Mapping):
+        result: Any = {key: program_value(item) for key, item in inner.items()}
+    elif isinstance(inner, (list, tuple)):
+        result = [program_value(item) for item in inner]
+    else:
+        result = plain(value)
+    return pulumi.Output.secret(result) if value.is_secret else result
+
+
+def _output(result: Any, known: bool, secret: bool) -> Any:
+    import asyncio
+
+    import pulumi
+
+    loop = asyncio.get_event_loop()
+    futures = [loop.create_future() for _ in range(3)]
+    for future, settled in zip(futures, (result, known, secret), strict=True):
+        future.set_result(settled)
+    return pulumi.Output(set(), futures[0], futures[1], futures[2])
+
+
 def plain_map(props: Mapping[str, PropertyValue]) -> dict[str, Any]:
     return {key: plain(value) for key, value in props.items()}
 
