@@ -4,7 +4,7 @@ The engine passes its address to every plugin it starts (the first argument). A 
 the resource's URN shows under that resource in ``pulumi up``; with ``ephemeral`` it is a status
 line that the next one replaces and that disappears when the step ends, as pulumi-kubernetes
 shows its "Waiting for ..." lines. The waiter reports progress from its own thread, so
-:meth:`EngineLog.from_thread` hands each line to the event loop.
+:meth:`EngineLog.from_thread` hands each line to the event loop (:class:`ThreadProgress`).
 
 Logging is best effort: a line the engine cannot take is written to stderr (which the engine
 also shows, unattributed); it never fails the step it describes.
@@ -13,8 +13,8 @@ also shows, unattributed); it never fails the step it describes.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import sys
-from collections.abc import Callable
 from typing import Any, Final
 
 from pulumi.runtime.proto import engine_pb2
@@ -49,12 +49,23 @@ class EngineLog:
         except Exception:  # the engine went away or refused: the line still reaches stderr
             print(message, file=sys.stderr)
 
-    def from_thread(self, loop: asyncio.AbstractEventLoop, urn: str, prefix: str) -> Callable[[str], None]:
+    def from_thread(self, loop: asyncio.AbstractEventLoop, urn: str, prefix: str) -> ThreadProgress:
         """A progress callback for a waiter thread: each line an ephemeral status of ``urn``."""
+        return ThreadProgress(self, loop, urn, prefix)
 
-        def progress(line: str) -> None:
-            coroutine = self.log(f"{prefix}: {line}", urn, ephemeral=True)
-            future = asyncio.run_coroutine_threadsafe(coroutine, loop)
-            future.add_done_callback(lambda f: f.exception())  # retrieved: nothing to report
 
-        return progress
+class ThreadProgress:
+    """Progress lines from a waiter thread, sent on the loop; :meth:`drain` before answering, so
+    every line reaches the engine before the step it describes ends."""
+
+    def __init__(self, log: EngineLog, loop: asyncio.AbstractEventLoop, urn: str, prefix: str) -> None:
+        self.log, self.loop, self.urn, self.prefix = log, loop, urn, prefix
+        self._sent: list[concurrent.futures.Future[None]] = []
+
+    def __call__(self, line: str) -> None:
+        coroutine = self.log.log(f"{self.prefix}: {line}", self.urn, ephemeral=True)
+        self._sent.append(asyncio.run_coroutine_threadsafe(coroutine, self.loop))
+
+    async def drain(self) -> None:
+        sent, self._sent = self._sent, []
+        await asyncio.gather(*(asyncio.wrap_future(f) for f in sent), return_exceptions=True)

@@ -108,6 +108,8 @@ class ReadinessResource:
             settled = await settle_async(self.connection.applied_to(props), target, progress)
         except DynamoPulumiError as exc:
             raise ReadinessFailure(str(exc)) from None
+        finally:
+            await progress.drain()  # every progress line before the step's answer
         if settled.warning:
             await self.log.log(settled.warning, urn, severity=WARNING)
         return {**settled.status, "drift": settled.drift}
