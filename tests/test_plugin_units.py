@@ -116,7 +116,8 @@ def _configure(provider: DynamoProvider, **args) -> sdk.ConfigureResponse:
 def test_configure_keeps_the_connection_for_the_readiness_resource():
     provider = DynamoProvider("1.0.0", None)
     response = _configure(provider, kubeconfig="kc", context="blue")
-    assert response.accept_secrets and response.supports_preview
+    assert (response.accept_secrets, response.supports_preview, response.accept_resources, response.accept_outputs) \
+        == (True, True, True, True)
     assert provider.connection == ("kc", "blue")
     resource = provider._custom(URN)
     assert resource.connection == aio.ProviderConnection("kc", "blue")
@@ -125,6 +126,11 @@ def test_configure_keeps_the_connection_for_the_readiness_resource():
     assert provider._custom(URN) is resource
     with pytest.raises(InputError, match="no custom resource 'dynamo:index:Other'"):
         provider._custom("urn:pulumi:dev::proj::dynamo:index:Other::x")
+    legacy = sdk.ConfigureRequest({"dynamo:config:context": "red"}, {}, True, True)
+    asyncio.run(provider.configure(legacy))
+    assert provider.connection == (None, "red") and resource.connection.context == "red"
+    asyncio.run(provider.configure(sdk.ConfigureRequest({}, {}, True, True)))
+    assert provider.connection == (None, None)
 
 
 def test_a_resource_connection_wins_over_the_providers():
@@ -132,7 +138,7 @@ def test_a_resource_connection_wins_over_the_providers():
     assert connection.applied_to({"graph": "g"}) == {"graph": "g", "kubeconfig": "provider-kc", "context": "provider-ctx"}
     assert connection.applied_to({"kubeconfig": "own"}) == {"kubeconfig": "own"}
     assert connection.applied_to({"context": "own"}) == {"context": "own"}
-    assert "provider-kc" not in repr(connection) and "<given>" in repr(connection)
+    assert repr(connection) == "ProviderConnection(kubeconfig=<given>, context='provider-ctx')"
     assert repr(aio.ProviderConnection()) == "ProviderConnection(kubeconfig=None, context=None)"
 
 
@@ -216,3 +222,65 @@ def test_program_values_keep_unknowns_and_secrets_as_outputs():
         assert values.program_value(PropertyValue("plain")) == "plain"
 
     asyncio.run(resolve())
+
+
+# --- Construct's arguments, in-process under mocks ---------------------------------------------
+
+GRAPH_FILE = __import__("pathlib").Path(__file__).resolve().parent.parent / "examples" / "plugin-yaml" / "graph.yaml"
+
+
+def _registered(program) -> dict[tuple[str, str], dict]:
+    from dynamo_pulumi.mocks import run_program
+
+    recording, _ = run_program(program, preview=False)
+    return {(r.type, r.name): r.inputs for r in recording.resources if r.type != "pulumi:pulumi:Stack"}
+
+
+def test_build_passes_every_argument_as_the_python_program_would():
+    import pulumi
+
+    from dynamo_pulumi.resources.components import DGD_TYPE, DynamoGraphDeployment
+    from dynamo_pulumi.resources.readiness import ReadinessOptions
+
+    args = {"namespace": "team-b", "platform": "operatorVersion: 1.3.1\n",
+            "placement": {"nodeSelector": {"pool": "gpu"}}, "readiness": {"timeout": "20m", "wait": False}}
+    from_schema = _registered(lambda: components.build(DGD_TYPE, "vllm-agg", {"spec": str(GRAPH_FILE), **args},
+                                                       pulumi.ResourceOptions()))
+    from_python = _registered(lambda: DynamoGraphDeployment(
+        "vllm-agg", GRAPH_FILE, namespace="team-b", platform={"operatorVersion": "1.3.1"},
+        placement=GpuPlacement(node_selector={"pool": "gpu"}),
+        readiness=ReadinessOptions(timeout="20m", wait=False, provider="plugin")))
+    assert from_schema == from_python
+    worker = next(i for (t, n), i in from_schema.items() if t == "kubernetes:apps/v1:Deployment" and "worker" in n.lower())
+    assert worker["metadata"]["namespace"] == "team-b"
+    assert worker["spec"]["template"]["spec"]["nodeSelector"] == {"pool": "gpu"}
+    readiness = next(i for (t, _), i in from_schema.items() if t == "dynamo:index:GraphReadiness")
+    assert readiness["timeout_seconds"] == 1200 and readiness["wait"] is False
+
+
+def test_build_operator_mode_and_a_standalone_component():
+    import pulumi
+    import yaml
+
+    from dynamo_pulumi.resources.components import DCD_TYPE, DGD_TYPE
+
+    operator = _registered(lambda: components.build(DGD_TYPE, "vllm-agg", {"spec": str(GRAPH_FILE), "mode": "operator",
+                                                                           "namespace": ""}, pulumi.ResourceOptions()))
+    assert ("kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment", "default/vllm-agg") in operator
+    assert not any(t == "kubernetes:apps/v1:Deployment" for t, _ in operator)
+    document = yaml.safe_load(GRAPH_FILE.read_text())
+    dcd = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment",
+           "metadata": {"name": "front"}, "spec": {"backendFramework": "vllm", **document["spec"]["components"][0]}}
+    standalone = _registered(lambda: components.build(DCD_TYPE, "front", {"spec": dcd, "namespace": "ns"},
+                                                      pulumi.ResourceOptions()))
+    assert (DCD_TYPE, "front") in standalone
+    assert any(t == "kubernetes:apps/v1:Deployment" and i["metadata"]["namespace"] == "ns" for (t, _), i in standalone.items())
+
+
+def test_an_unknown_placement_or_platform_is_refused_by_name():
+    with pytest.raises(InputError, match=r"^placement: must be known"):
+        components.placement_of(values.UNKNOWN)
+    with pytest.raises(InputError, match=r"^platform: must be known"):
+        components.platform_source(values.UNKNOWN)
+    with pytest.raises(InputError, match=r"^mode: must be known"):
+        components.build("dynamo:index:DynamoGraphDeployment", "x", {"spec": "g.yaml", "mode": values.UNKNOWN}, None)  # type: ignore[arg-type]
