@@ -82,7 +82,7 @@ def test_placement_maps_the_schema_names():
     assert placement == GpuPlacement(node_selector={"pool": "gpu"}, tolerations=[{"key": "k"}],
                                      gpu_resource_name="amd.com/gpu", components=["w"])
     assert components.placement_of({}).gpu_resource_name == "nvidia.com/gpu"
-    with pytest.raises(InputError, match="placement: must be an object"):
+    with pytest.raises(InputError, match=r"^placement: must be an object$"):
         components.placement_of(["x"])
 
 
@@ -284,3 +284,20 @@ def test_an_unknown_placement_or_platform_is_refused_by_name():
         components.platform_source(values.UNKNOWN)
     with pytest.raises(InputError, match=r"^mode: must be known"):
         components.build("dynamo:index:DynamoGraphDeployment", "x", {"spec": "g.yaml", "mode": values.UNKNOWN}, None)  # type: ignore[arg-type]
+
+
+def test_build_adopt_imports_the_existing_custom_resource():
+    import pulumi
+
+    from dynamo_pulumi.mocks import run_program
+    from dynamo_pulumi.resources.components import DGD_TYPE
+
+    def imported(adopt: object) -> str:
+        recording, _ = run_program(lambda: components.build(
+            DGD_TYPE, "vllm-agg", {"spec": str(GRAPH_FILE), "mode": "operator", "adopt": adopt}, pulumi.ResourceOptions()),
+            preview=False)
+        (cr,) = recording.by_type("kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment")
+        return cr.import_id
+
+    assert imported(True) == "default/vllm-agg"
+    assert imported(None) == "" and imported(False) == ""
