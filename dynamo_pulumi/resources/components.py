@@ -33,7 +33,7 @@ from dynamo_pulumi.resources.operator_mode import (
     register_operator_mode_readiness,
     resolve_mode,
 )
-from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_readiness
+from dynamo_pulumi.resources.readiness import ReadinessOptions, ReadinessResource, register_readiness
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 
 PlatformSource = Platform | Mapping[str, Any] | str | Path | None
@@ -111,7 +111,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         deadline = readiness.timeout_seconds
         super().__init__(DCD_TYPE, name, None, opts)
         self.custom_resource: pulumi.CustomResource | None = None
-        self.readiness: GraphReadiness | None = None
+        self.readiness: ReadinessResource | None = None
         self.resources: list[pulumi.CustomResource] = []
         if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
             if standalone:

@@ -34,7 +34,7 @@ from dynamo_pulumi.planning.operator_mode import (
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.planning.unknowns import restore
 from dynamo_pulumi.readiness.targets import revision
-from dynamo_pulumi.resources.readiness import GraphReadiness, ReadinessOptions, register_operator_readiness
+from dynamo_pulumi.resources.readiness import ReadinessOptions, ReadinessResource, register_operator_readiness
 from dynamo_pulumi.validation.immutable_identity import identity_of
 
 
@@ -89,7 +89,7 @@ def resolve_mode(spec: object, mode: str | None) -> str | None:
 
 def register_operator_mode_readiness(
     owner: pulumi.Resource, plan: GraphPlan, options: ReadinessOptions, custom_resource: pulumi.Resource
-) -> GraphReadiness:
+) -> ReadinessResource:
     """The readiness resource watching the custom resource, with the predicted expansion as its
     inputs: the compact ``expansion`` (what ``pulumi preview --diff`` shows the operator will
     touch) and the full ``predicted`` objects (what the drift report compares against).

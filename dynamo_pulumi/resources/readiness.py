@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import pulumi
 import pulumi.dynamic
@@ -44,6 +44,10 @@ from dynamo_pulumi.readiness.targets import (
     render_targets,
     revision,
 )
+from dynamo_pulumi.resources.readiness_plugin import PluginGraphReadiness, provider_config_given
+
+#: The readiness transports (:class:`ReadinessOptions` ``provider``).
+TRANSPORTS = ("dynamic", "plugin")
 
 #: A kubeconfig as the user has it: the file's contents or path, or the parsed document.
 Kubeconfig = pulumi.Input[str] | pulumi.Input[Mapping[str, Any]]
@@ -57,18 +61,26 @@ class ReadinessOptions:
     Output, e.g. pulumi-eks' ``kubeconfig`` or ``kubeconfig_json``); without it and
     without ``context`` the stack config ``kubernetes:kubeconfig`` / ``kubernetes:context`` is
     used, else ``$KUBECONFIG``, ``~/.kube/config`` or the in-cluster service account.
+
+    ``provider`` is the transport: ``"dynamic"`` (default, zero setup: the SDK's dynamic-provider
+    host, at most 4 waits at once) or ``"plugin"`` (the ``dynamo`` provider plugin: any number of
+    graphs wait at once, progress shown under each resource; with the plugin, the stack config
+    ``dynamo:kubeconfig``/``dynamo:context`` configures the connection once for all graphs).
     """
 
     wait: bool = True
     timeout: float | int | str = DEFAULT_TIMEOUT_SECONDS
     kubeconfig: Kubeconfig | None = None
     context: str | None = None
+    provider: Literal["dynamic", "plugin"] = "dynamic"
 
     def __post_init__(self) -> None:
         # Refused when the options are made, so a bad timeout registers nothing.
         _ = self.timeout_seconds
         if not isinstance(self.wait, bool):
             raise InputError(f"readiness wait must be true or false, not {self.wait!r}")
+        if self.provider not in TRANSPORTS:
+            raise InputError(f"readiness provider must be one of {', '.join(TRANSPORTS)}, not {self.provider!r}")
 
     @property
     def timeout_seconds(self) -> int:
@@ -129,10 +141,25 @@ class GraphReadiness(pulumi.dynamic.Resource, module="dynamo", name="GraphReadin
         super().__init__(ReadinessProvider(), name, props, pulumi.ResourceOptions.merge(secret, opts))
 
 
+#: The readiness resource of either transport.
+ReadinessResource = GraphReadiness | PluginGraphReadiness
+
+
+def _registered(
+    options: ReadinessOptions, name: str, args: ReadinessArgs, opts: pulumi.ResourceOptions,
+) -> ReadinessResource:
+    """The readiness resource on the transport the options name (same name, inputs, outputs)."""
+    if options.provider == "plugin":
+        return PluginGraphReadiness(name, args.props(), opts)
+    return GraphReadiness(name, args, opts)
+
+
 def _connection(options: ReadinessOptions) -> tuple[Kubeconfig | None, str | None]:
     """The explicit connection, else the stack config pulumi-kubernetes would read."""
     if options.kubeconfig is not None or options.context is not None:
         return options.kubeconfig, options.context
+    if options.provider == "plugin" and provider_config_given():
+        return None, None  # the dynamo provider's own configuration connects
     from dynamo_pulumi.cluster.connection import ambient_kubeconfig
 
     return ambient_kubeconfig()
@@ -172,11 +199,12 @@ def register_readiness(
     plan: GraphPlan,
     options: ReadinessOptions,
     children: Sequence[pulumi.Resource],
-) -> GraphReadiness:
+) -> ReadinessResource:
     """Render mode: one readiness resource under ``owner``, after (depending on) ``children``."""
     targets = render_targets([p.obj for p in plan.all_objects()], plan.namespace)
     args = _args(plan, options, "render", targets, _rendered_revision(plan))
-    return GraphReadiness(readiness_name(plan), args, pulumi.ResourceOptions(parent=owner, depends_on=list(children)))
+    return _registered(options, readiness_name(plan), args,
+                       pulumi.ResourceOptions(parent=owner, depends_on=list(children)))
 
 
 def register_operator_readiness(
@@ -187,7 +215,7 @@ def register_operator_readiness(
     cr_revision: pulumi.Input[str],
     expansion: Sequence[Mapping[str, Any]] = (),
     predicted: Sequence[Mapping[str, Any]] = (),
-) -> GraphReadiness:
+) -> ReadinessResource:
     """Operator mode: watch the DGD/DCD custom resource itself; ``cr_revision`` digests its spec."""
     targets = operator_targets(plan.kind, plan.name, plan.namespace)
     args = _args(plan, options, "operator", targets, cr_revision,
@@ -195,7 +223,7 @@ def register_operator_readiness(
     # ``predicted`` (the full predicted objects, for the drift check) changes with ``expansion``; the
     # compact expansion is what `pulumi preview --diff` should show, not nested object diffs.
     opts = pulumi.ResourceOptions(parent=owner, depends_on=[custom_resource], hide_diffs=["predicted"])
-    return GraphReadiness(readiness_name(plan), args, opts)
+    return _registered(options, readiness_name(plan), args, opts)
 
 
 def watch_targets(props: Mapping[str, Any]) -> list[WatchTarget]:
