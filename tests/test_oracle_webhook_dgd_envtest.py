@@ -1,0 +1,370 @@
+"""``internal/webhook/validation/dynamographdeployment_validation_envtest_test.go``
+(``TestDynamoGraphDeploymentValidator_Validate``) as an oracle for ``validate --mode operator``.
+
+Each case sends the Go table's object (and, for an update, its old object) through what
+``dynamo-pulumi validate [--old] --mode operator`` runs and compares the API server's causes.
+
+Not applicable (they assert what only a live API server shows, not an admission answer):
+``wantPodAnnotations`` (structural pruning keeps the pod-template annotations: our models keep
+every written field, checked elsewhere) is reduced to "admitted". Cases that need the live
+cluster's history (``seedWithoutWebhook``: an old object stored without the webhook, kept as
+written) are translated with the old object as the stored state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from webhook_envtest_support import (
+    CUSTOM_IMAGE,
+    IMAGE,
+    IMMUTABLE,
+    POWER,
+    PRODUCT,
+    Case,
+    alpha_dgd,
+    alpha_with_services,
+    beta_dgd,
+    check,
+    enable_beta_gms,
+    labelled,
+    params,
+    set_alpha_power,
+    set_beta_claim,
+    set_beta_power,
+    worker,
+)
+
+GO = "TestDynamoGraphDeploymentValidator_Validate"
+W = "spec.components[1]"
+RUNTIME_REQUIRED = ("runtimeVersionOverride: Required value: is required when the specified main container image "
+                    "has no parseable semantic-version tag")
+DRA_POWER = (f'Forbidden: cannot be combined with annotation "{POWER}": power-aware planning does not support '
+             "DRA-backed device allocation")
+
+
+def _set(path: str, value: object):  # noqa: ANN202 - a tiny edit builder
+    """An edit setting the worker's dotted ``path`` to ``value`` (``None`` deletes it)."""
+    def edit(dgd: dict) -> None:
+        target = worker(dgd)
+        *parents, last = path.split(".")
+        for key in parents:
+            target = target.setdefault(key, {}) if not key.isdigit() else target[int(key)]
+        if value is None:
+            target.pop(last, None)
+        else:
+            target[last] = value
+    return edit
+
+
+def _both(*edits):  # noqa: ANN202
+    def mutate(dgd: dict) -> None:
+        for edit in edits:
+            edit(dgd)
+    return mutate
+
+
+def _custom_beta(dgd: dict) -> None:
+    w = worker(dgd)
+    w.pop("runtimeVersionOverride")
+    w["podTemplate"]["spec"]["containers"][0]["image"] = CUSTOM_IMAGE
+
+
+def _custom_alpha(dgd: dict, image: str = CUSTOM_IMAGE) -> None:
+    w = worker(dgd)
+    w.pop("runtimeVersionOverride")
+    w["extraPodSpec"]["mainContainer"]["image"] = image
+
+
+def _label(dgd: dict) -> None:
+    dgd["metadata"]["labels"] = {"updated": "true"}
+
+
+def _containers(*extra: dict, init: tuple[dict, ...] = ()) -> dict:
+    spec: dict = {"containers": [{"name": "main", "image": IMAGE}, *extra]}
+    if init:
+        spec["initContainers"] = list(init)
+    return {"spec": spec}
+
+
+def _alpha_pod_spec(**pod_spec: object):  # noqa: ANN202
+    """``ExtraPodSpec{MainContainer, PodSpec}``: the pod spec is inlined."""
+    return _set("extraPodSpec", {"mainContainer": {"image": IMAGE}, **pod_spec})
+
+
+CREATE_RULES = [
+    Case("valid deployment with components", beta_dgd()),
+    Case("beta component main image is required when pod template is absent on create",
+         beta_dgd(_set("podTemplate", None)),
+         errors=(f"{W}.podTemplate.spec.containers: Required value: is required",)),
+    Case("alpha service main image is required when extra pod spec is absent on create",
+         alpha_dgd(_set("extraPodSpec", None)),
+         errors=("spec.services[worker].extraPodSpec.mainContainer.image: Required value: is required",)),
+    Case("component custom image requires runtime version override", beta_dgd(_custom_beta),
+         errors=(f"{W}.{RUNTIME_REQUIRED}",)),
+    Case("alpha component custom image uses source-version path", alpha_dgd(_custom_alpha),
+         errors=(f"spec.services[worker].{RUNTIME_REQUIRED}",)),
+    Case("unchanged legacy beta component runtime version is ratcheted on update",
+         old=beta_dgd(_custom_beta), new=beta_dgd(_both(_custom_beta, _label))),
+    Case("unchanged legacy alpha service runtime version is ratcheted on update",
+         old=alpha_dgd(_custom_alpha), new=alpha_dgd(_both(_custom_alpha, _label))),
+    Case("beta component image change to custom requires runtime version override",
+         old=beta_dgd(_set("runtimeVersionOverride", None)), new=beta_dgd(_custom_beta),
+         errors=(f"{W}.{RUNTIME_REQUIRED}",)),
+    Case("changing a legacy alpha custom image requires runtime version override",
+         old=alpha_dgd(_custom_alpha),
+         new=alpha_dgd(lambda d: _custom_alpha(d, "registry.example/runtime:other-custom")),
+         errors=(f"spec.services[worker].{RUNTIME_REQUIRED}",)),
+    Case("no components", beta_dgd(lambda d: d["spec"].pop("components")),
+         errors=("spec.components: Required value: must have at least one component",)),
+    Case("component replicas must be non-negative", beta_dgd(_set("replicas", -1)),
+         errors=(f"{W}.replicas: Invalid value: -1: {W}.replicas in body should be greater than or equal to 0",
+                 f"{W}: Invalid value: minAvailable must be less than or equal to replicas unless replicas is 0")),
+    Case("component minAvailable requires Grove", beta_dgd(_set("minAvailable", 1)), grove=False,
+         errors=(f"{W}.minAvailable: Forbidden: is currently supported only for Grove-backed "
+                 "DynamoGraphDeployment components",)),
+    Case("restart on create is rejected by CEL before webhook validation",
+         beta_dgd(lambda d: d["spec"].update(restart={"id": "roll", "strategy": {
+             "type": "Parallel", "order": ["frontend", "worker"]}})),
+         errors=("spec: Invalid value: spec.restart must be unset on create; set spec.restart.id after creation "
+                 "to request a restart",)),
+    Case("component topology constraint requires deployment topology",
+         beta_dgd(_set("topologyConstraint", {"packDomain": "rack"})),
+         errors=("spec.topologyConstraint: Required value: is required when any component topology constraint "
+                 "is set",)),
+    Case("inter-pod GMS requires Grove", beta_dgd(lambda d: enable_beta_gms(worker(d), "InterPod")), grove=False,
+         errors=(f'{W}.experimental.gpuMemoryService.mode: Forbidden: requires the Grove pathway, but workload '
+                 'provider "component" is selected',)),
+    Case("inter-pod GMS requires vLLM backend",
+         beta_dgd(lambda d: (d["spec"].update(backendFramework="sglang"), enable_beta_gms(worker(d), "InterPod"))),
+         errors=(f'{W}.experimental.gpuMemoryService.mode: Invalid value: "InterPod": the inter-pod GMS layout is '
+                 "currently supported only for vLLM (detected backend: sglang)",)),
+    Case("KV transfer policy selector is rejected by CEL before webhook validation",
+         beta_dgd(lambda d: d["spec"].update(experimental={"kvTransferPolicy": {"domain": "rack"}})),
+         errors=("spec.experimental.kvTransferPolicy: Invalid value: exactly one of labelKey or "
+                 "clusterTopologyName is required",)),
+    Case("intra-pod failover requires container discovery",
+         beta_dgd(lambda d: (enable_beta_gms(worker(d), "IntraPod"),
+                             worker(d)["experimental"].update(failover={"mode": "IntraPod"}))),
+         errors=('metadata.annotations[nvidia.com/dynamo-kube-discovery-mode]: Invalid value: "": must be '
+                 '"container" when intra-pod failover is configured',)),
+    Case("checkpoint job with checkpointRef is rejected by CEL before webhook validation",
+         beta_dgd(_set("experimental", {"checkpoint": {"enabled": True, "checkpointRef": "existing-checkpoint",
+                                                       "job": {}}})),
+         errors=(f"{W}.experimental.checkpoint: Invalid value: checkpoint.job cannot be set when checkpointRef "
+                 "is specified",)),
+    Case("GMS requires GPU resources on the main container",
+         beta_dgd(_set("experimental", {"gpuMemoryService": {"mode": "IntraPod"}})),
+         errors=(f"{W}.experimental.gpuMemoryService: Forbidden: GPU memory service requires "
+                 "podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1",)),
+]
+
+CROSS_VERSION = [
+    Case("v1beta1 component name is required by the schema",
+         beta_dgd(lambda d: d["spec"]["components"][1].update(name="")),
+         errors=(f'{W}.name: Invalid value: "": {W}.name in body should be at least 1 chars long',)),
+    Case("v1alpha1 converted empty service map key is accepted", alpha_with_services("")),
+    Case("v1beta1 component names are unique case-insensitively in CEL",
+         beta_dgd(lambda d: (d["spec"]["components"][0].update(name="worker"),
+                             d["spec"]["components"][1].update(name="WORKER"))),
+         errors=("spec.components: Invalid value: component names must be unique case-insensitively",)),
+    Case("v1alpha1 converted service names may collide case-insensitively", alpha_with_services("worker", "WORKER")),
+    Case("v1beta1 introducing case-insensitive component names is rejected by CEL on update", old=beta_dgd(),
+         newer="type immutability: renaming frontend to worker changes the type of that name",
+         new=labelled(beta_dgd(lambda d: (d["spec"]["components"][0].update(name="worker"),
+                                           d["spec"]["components"][1].update(name="WORKER")))),
+         errors=("spec.components: Invalid value: component names must be unique case-insensitively",)),
+    Case("v1alpha1 case-insensitive service names remain updateable", old=alpha_with_services("worker", "WORKER"),
+         new=labelled(alpha_with_services("worker", "WORKER"))),
+    Case("v1alpha1 empty service name remains updateable", old=alpha_with_services(""),
+         new=labelled(alpha_with_services(""))),
+    Case("v1beta1 compilation cache mount requires a PVC name in the schema",
+         beta_dgd(_set("compilationCache", {"pvcName": ""})),
+         errors=(f'{W}.compilationCache.pvcName: Invalid value: "": {W}.compilationCache.pvcName in body should '
+                 "be at least 1 chars long",)),
+    Case("v1alpha1 converted compilation cache mount with an empty PVC name is rejected",
+         alpha_dgd(_set("volumeMounts", [{"name": "", "useAsCompilationCache": True}])),
+         errors=("spec.services.worker.volumeMounts[0].name: Required value",)),
+    Case("v1beta1 sidecars must provide an image in CEL", beta_dgd(_set("podTemplate", _containers({"name": "metrics"}))),
+         errors=(f"{W}.podTemplate.spec.containers[1]: Invalid value: sidecar containers must specify a "
+                 "non-empty image",)),
+    Case("v1alpha1 converted sidecar without image reaches the webhook",
+         alpha_dgd(_alpha_pod_spec(containers=[{"name": "metrics"}]))),
+    Case("v1alpha1 frontend sidecar without image reaches the webhook",
+         alpha_dgd(_both(_set("frontendSidecar", {"image": ""}), _alpha_pod_spec(containers=[{"name": "metrics"}])))),
+    Case("v1beta1 init containers must provide an image in CEL",
+         beta_dgd(_set("podTemplate", _containers(init=({"name": "prepare"},)))),
+         errors=(f"{W}.podTemplate.spec.initContainers[0]: Invalid value: init containers must specify a "
+                 "non-empty image",)),
+    Case("v1alpha1 converted init container without image reaches the webhook",
+         alpha_dgd(_alpha_pod_spec(initContainers=[{"name": "prep"}]))),
+    Case("v1beta1 pod template backend annotation is validated by CEL",
+         beta_dgd(_set("podTemplate", {"metadata": {"annotations": {
+             "nvidia.com/vllm-distributed-executor-backend": "invalid"}}, **_containers()})),
+         errors=(f"{W}.podTemplate.metadata.annotations: Invalid value: podTemplate backend annotation must be "
+                 "mp or ray, case-insensitively",)),
+    Case("v1beta1 discovery annotation survives the component pod template API server round trip",
+         beta_dgd(_set("podTemplate", {"metadata": {"annotations": {
+             "nvidia.com/vllm-distributed-executor-backend": "RaY",
+             "nvidia.com/dynamo-kube-discovery-mode": "container"}}, **_containers()}))),
+    Case("v1alpha1 converted extraPodMetadata annotation does not receive v1beta1 CEL validation",
+         alpha_dgd(_set("extraPodMetadata", {"annotations": {"nvidia.com/vllm-distributed-executor-backend": "typo"}}))),
+    Case("v1alpha1 invalid service annotation remains rejected by the webhook",
+         alpha_dgd(_set("annotations", {"nvidia.com/vllm-distributed-executor-backend": "invalid"})),
+         errors=('spec.services[worker].annotations[nvidia.com/vllm-distributed-executor-backend]: Invalid value: '
+                 '"invalid": must be "mp" or "ray"',)),
+    Case("v1beta1 frontend sidecar must reference an existing container",
+         beta_dgd(_both(_set("frontendSidecar", "missing"), _set("podTemplate", _containers()))),
+         errors=(f'{W}.frontendSidecar: Invalid value: "missing": must match a podTemplate.spec.containers name',)),
+    Case("valid v1alpha1 deployment reaches the webhook", alpha_dgd()),
+    Case("valid v1beta1 update reaches the webhook", old=beta_dgd(), new=labelled(beta_dgd())),
+    Case("v1beta1 pod template container counts are not artificially bounded",
+         beta_dgd(_set("podTemplate", {"spec": {
+             "containers": [{"name": "main", "image": IMAGE},
+                            *({"name": f"sidecar-{i}", "image": "sidecar:latest"} for i in range(32))],
+             "initContainers": [{"name": f"init-{i}", "image": "init:latest"} for i in range(32)]}}))),
+]
+
+REPLICAS = [
+    Case("v1beta1 replicas below minAvailable are rejected by CEL",
+         beta_dgd(_both(_set("replicas", 1), _set("minAvailable", 2))),
+         errors=(f"{W}: Invalid value: minAvailable must be less than or equal to replicas unless replicas is 0",)),
+    Case("v1beta1 valid replicas and minAvailable reach the webhook",
+         beta_dgd(_both(_set("replicas", 2), _set("minAvailable", 1)))),
+    Case("v1beta1 unchanged minAvailable update reaches the webhook",
+         old=beta_dgd(_set("minAvailable", 1)), new=beta_dgd(_set("minAvailable", 1))),
+    Case("v1beta1 changed minAvailable update is rejected by CEL",
+         old=beta_dgd(_set("minAvailable", 1)), new=beta_dgd(_set("minAvailable", 2)),
+         errors=(f"{W}: Invalid value: minAvailable is immutable after creation",)),
+    Case("v1beta1 removed minAvailable update is restored by defaulting",
+         old=beta_dgd(_set("minAvailable", 1)), new=beta_dgd()),
+]
+
+
+def _drop_power(dgd: dict) -> None:
+    worker(dgd)["podTemplate"]["metadata"]["annotations"].pop(POWER)
+
+
+def _claim(**claim: str):  # noqa: ANN202
+    return lambda d: set_beta_claim(d, claim)
+
+
+ANNOTATION = f"{W}.podTemplate.metadata.annotations[{POWER}]"
+CLAIMS = f"{W}.podTemplate.spec.containers[0].resources.claims"
+
+
+def _init_claim(dgd: dict) -> None:
+    spec = worker(dgd)["podTemplate"]["spec"]
+    spec["initContainers"] = [{"name": "init-gpu", "image": "nvcr.io/nvidia/cuda:12.0-base",
+                               "resources": {"claims": [{"name": "gpu"}]}}]
+    spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+
+
+def _shadow_request(dgd: dict) -> None:
+    worker(dgd)["podTemplate"]["spec"]["containers"][0]["resources"]["requests"] = {"nvidia.com/gpu": "8"}
+
+
+def _unrelated(dgd: dict) -> None:
+    w = worker(dgd)
+    w["replicas"] = 2
+    w["podTemplate"]["spec"]["containers"][0]["image"] = "registry.example/runtime:1.2.0"
+
+
+def _alpha_unrelated(dgd: dict) -> None:
+    w = worker(dgd)
+    w["replicas"] = 2
+    w["extraPodSpec"]["mainContainer"]["image"] = "registry.example/runtime:1.2.0"
+
+
+def _power_rules_of(product: str | None) -> list[Case]:
+    """The power cases; ``product`` adds the gpu.product node selector the newer rules require."""
+
+    def _power(watts: str = "300", gpus: str = "1", nodes: int = 2):  # noqa: ANN202
+        return lambda d: set_beta_power(d, watts, gpus, nodes, product)
+
+    def _alpha_power(watts: str = "300", gpus: str = "1", nodes: int = 2):  # noqa: ANN202
+        return lambda d: set_alpha_power(d, watts, gpus, nodes, product)
+
+    return [
+        Case("v1beta1 power tuple is accepted on create", beta_dgd(_power())),
+        Case("v1beta1 power annotation with intra-pod GMS DRA is rejected",
+             beta_dgd(_both(lambda d: enable_beta_gms(worker(d), "IntraPod"), _power())),
+             errors=(f"{W}.experimental.gpuMemoryService: {DRA_POWER}",)),
+        Case("v1beta1 power annotation with inter-pod GMS DRA is rejected",
+             beta_dgd(_both(lambda d: enable_beta_gms(worker(d), "InterPod"), _power())),
+             errors=(f"{W}.experimental.gpuMemoryService: {DRA_POWER}",)),
+        Case("v1beta1 power annotation with DRA claim template is rejected",
+             beta_dgd(_both(_power(), _claim(name="gpu", resourceClaimTemplateName="gpu-template"))),
+             errors=(f"{CLAIMS}: {DRA_POWER}",)),
+        Case("v1beta1 power annotation with direct DRA claim is rejected",
+             beta_dgd(_both(_power(), _claim(name="gpu", resourceClaimName="gpu-claim"))),
+             errors=(f"{CLAIMS}: {DRA_POWER}",)),
+        Case("v1beta1 DRA claim without power annotation remains accepted",
+             beta_dgd(_claim(name="device", resourceClaimTemplateName="device-template"))),
+        Case("v1beta1 power annotation with zero value is rejected on create", beta_dgd(_power("0")),
+             errors=(f'{ANNOTATION}: Invalid value: "0": must be greater than zero',)),
+        Case("v1beta1 power annotation with negative value is rejected on create", beta_dgd(_power("-300")),
+             errors=(f'{ANNOTATION}: Invalid value: "-300": must be greater than zero',)),
+        Case("v1beta1 power annotation with non-integer value is rejected on create", beta_dgd(_power("300W")),
+             errors=(f'{ANNOTATION}: Invalid value: "300W": must be a decimal integer',)),
+        Case("v1beta1 power annotation with init-container DRA claim is rejected", beta_dgd(_both(_power(), _init_claim)),
+             errors=(f"{W}.podTemplate.spec.initContainers[0].resources.claims: {DRA_POWER}",)),
+        Case("v1beta1 power annotation cannot be added to a DRA component",
+             old=beta_dgd(_claim(name="device", resourceClaimTemplateName="device-template")),
+             new=beta_dgd(_both(_power(), _claim(name="device", resourceClaimTemplateName="device-template"))),
+             errors=(f"{CLAIMS}: {DRA_POWER}",)),
+        Case("v1beta1 power annotation change is rejected by the webhook", old=beta_dgd(_power()),
+             new=beta_dgd(_power("350")), errors=(f'{ANNOTATION}: Invalid value: "350": {IMMUTABLE}',)),
+        Case("v1beta1 power annotation addition is rejected by the webhook", old=beta_dgd(_both(_power(), _drop_power)),
+             new=beta_dgd(_power()), errors=(f'{ANNOTATION}: Invalid value: "300": {IMMUTABLE}',)),
+        Case("v1beta1 power annotation removal is rejected by the webhook", old=beta_dgd(_power()),
+             new=beta_dgd(_both(_power(), _drop_power)), errors=(f"{ANNOTATION}: Invalid value: null: {IMMUTABLE}",)),
+        Case("v1beta1 effective GPU change is rejected by the webhook", old=beta_dgd(_power()),
+             new=beta_dgd(_power(gpus="2")),
+             errors=(f'{W}.podTemplate.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "2": '
+                     f"{IMMUTABLE}",)),
+        Case("v1beta1 shadow request change is allowed when GPU limit is unchanged", old=beta_dgd(_power()),
+             new=beta_dgd(_both(_power(), _shadow_request))),
+        Case("v1beta1 power node count change is rejected by the webhook", old=beta_dgd(_power()),
+             new=beta_dgd(_power(nodes=3)), errors=(f"{W}.multinode.nodeCount: Invalid value: 3: {IMMUTABLE}",)),
+        Case("v1beta1 unrelated power component update reaches webhook", old=beta_dgd(_power()),
+             new=beta_dgd(_both(_power(), _unrelated))),
+        Case("v1beta1 unannotated component GPU change remains allowed", old=beta_dgd(),
+             new=beta_dgd(lambda d: worker(d)["podTemplate"]["spec"]["containers"][0].update(
+                 resources={"limits": {"nvidia.com/gpu": "2"}}))),
+        Case("v1alpha1 power annotation change is rejected after conversion by the webhook",
+             old=alpha_dgd(_alpha_power()), new=alpha_dgd(_alpha_power("350")),
+             errors=(f'spec.components[0].podTemplate.metadata.annotations[{POWER}]: Invalid value: "350": '
+                     f"{IMMUTABLE}",)),
+        Case("v1alpha1 power annotation with GMS DRA is rejected after conversion",
+             alpha_dgd(_both(_alpha_power(), _set("gpuMemoryService", {"enabled": True, "mode": "intraPod"}))),
+             errors=(f"spec.components[0].experimental.gpuMemoryService: {DRA_POWER}",)),
+        Case("v1alpha1 effective GPU change is rejected after conversion by the webhook",
+             old=alpha_dgd(_alpha_power()), new=alpha_dgd(_alpha_power(gpus="2")),
+             errors=('spec.components[0].podTemplate.spec.containers[0].resources.limits[nvidia.com/gpu]: '
+                     f'Invalid value: "2": {IMMUTABLE}',)),
+        Case("v1alpha1 power node count change is rejected after conversion by the webhook",
+             old=alpha_dgd(_alpha_power()), new=alpha_dgd(_alpha_power(nodes=3)),
+             errors=(f"spec.components[0].multinode.nodeCount: Invalid value: 3: {IMMUTABLE}",)),
+        Case("v1alpha1 unrelated power service update reaches webhook", old=alpha_dgd(_alpha_power()),
+             new=alpha_dgd(_both(_alpha_power(), _alpha_unrelated))),
+    ]
+
+NEWER_POWER = ("power rules: a gpu-power-limit annotation needs the nvidia.com/gpu.product node selector "
+               "(api-and-validation.md rule 19); the same case with the selector is checked below")
+#: Refused for the missing selector (an update ratchets it when OLD already lacked it).
+_NEEDS_SELECTOR = ("accepted on create", "DRA is rejected", "DRA claim template", "direct DRA claim", "zero value",
+                   "negative value", "non-integer", "init-container DRA", "added to a DRA", "annotation change",
+                   "annotation addition", "GMS DRA is rejected after")
+POWER_RULES = [replace(c, newer=NEWER_POWER) if any(k in c.name for k in _NEEDS_SELECTOR) else c
+               for c in _power_rules_of(None)]
+#: The Go power cases with a reviewed gpu.product selector: the newer rules add nothing else.
+POWER_WITH_PRODUCT = [replace(c, name=f"{c.name} (with gpu.product selector)") for c in _power_rules_of(PRODUCT)]
+
+CASES = [*CREATE_RULES, *CROSS_VERSION, *REPLICAS, *POWER_RULES, *POWER_WITH_PRODUCT]
+
+
+@pytest.mark.parametrize("case", params(CASES, GO))
+def test_dgd_admission(case: Case) -> None:
+    check(case)
