@@ -203,10 +203,20 @@ def _render_grove(
     )
 
 
+def _check_component_names(graph: DynamoGraphDeployment) -> None:
+    """A component named ``""`` (an empty v1alpha1 service key, which the alpha schema admits)
+    has no object names to render: refused here, not half-way through a workload builder."""
+    for i, component in enumerate(graph.components):
+        if not component.name:
+            raise RenderError("a component with an empty name has no object names to render",
+                              f"spec.components[{i}].name")
+
+
 def render_graph_deployment(
     graph: DynamoGraphDeployment, platform: Platform, namespace: str, dra: DraInventory = EMPTY_INVENTORY
 ) -> RenderResult:
     """A DGD on the component pathway: DCDs, their objects, then the graph's shared objects."""
+    _check_component_names(graph)
     if choose_pathway(graph, platform) is Pathway.GROVE:
         return _render_grove(graph, platform, namespace, dra)
     worker_hash = compute_worker_hash(graph, namespace)
