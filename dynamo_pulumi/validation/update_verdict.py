@@ -22,12 +22,12 @@ the webhook admits the update).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.deploy_mode import Mode, check_mode, operator_only_errors
 from dynamo_pulumi.errors import FieldError
-from dynamo_pulumi.loading import LoadedObject, validate_loaded
+from dynamo_pulumi.loading import LoadedObject, alpha_rule_path, validate_loaded
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.admission import validate_update
 
@@ -86,7 +86,7 @@ def update_verdict(
     checked = check_mode(mode)
     sent = as_sent(old, new.object)  # type: ignore[arg-type]
     update = validate_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
-    update_errors = _at_written_paths(update.errors, new)
+    update_errors = _as_the_webhook_reports(update.errors, new)
     create = validate_loaded(new, platform, namespace)  # already at the paths the user wrote
     if checked == "render":
         refusals = _at_written_paths(operator_only_errors(new.object), new)
@@ -123,6 +123,16 @@ def create_verdict(new: LoadedObject, platform: Platform, mode: str, namespace: 
     create = validate_loaded(new, platform, namespace)
     refusals = _at_written_paths(operator_only_errors(new.object), new) if checked == "render" else []
     return UpdateVerdict(checked, [*create.errors, *refusals], [], create.warnings)
+
+
+def _as_the_webhook_reports(errors: list[FieldError], loaded: LoadedObject) -> list[FieldError]:
+    """Update errors of a v1alpha1 request where the webhook reports them: it judges the converted
+    v1beta1 object, so at v1beta1 paths (``spec.components[0]...``), except the runtime-version
+    and EPP rules, which it reports at the alpha paths (:func:`~dynamo_pulumi.loading.alpha_rule_path`,
+    as on create). The file position still points at the alpha field (``locate``)."""
+    if not loaded.is_alpha:
+        return list(errors)
+    return [replace(e, path=alpha_rule_path(loaded, e.path)) for e in errors]
 
 
 def _at_written_paths(errors: list[FieldError], loaded: LoadedObject) -> list[FieldError]:
