@@ -351,6 +351,205 @@ def _power_rules_of(product: str | None) -> list[Case]:
              new=alpha_dgd(_both(_alpha_power(), _alpha_unrelated))),
     ]
 
+def _kvt(**policy: object):  # noqa: ANN202
+    return lambda d: d["spec"].update(experimental={"kvTransferPolicy": policy})
+
+
+def _gms(mode: str, **extra: object):  # noqa: ANN202
+    def edit(dgd: dict) -> None:
+        enable_beta_gms(worker(dgd), mode)
+        worker(dgd)["experimental"]["gpuMemoryService"].update(extra)
+    return edit
+
+
+def _add_containers(*names: str):  # noqa: ANN202
+    return lambda d: worker(d)["podTemplate"]["spec"]["containers"].extend(
+        {"name": n, "image": f"{n}:latest"} for n in names)
+
+
+def _failover(**failover: object):  # noqa: ANN202
+    return lambda d: worker(d).setdefault("experimental", {}).update(failover=failover)
+
+
+def _discovery(dgd: dict) -> None:
+    dgd["metadata"]["annotations"] = {"nvidia.com/dynamo-kube-discovery-mode": "container"}
+
+
+KVT = "spec.experimental.kvTransferPolicy"
+LABEL_KEY_PATTERN = (r"^(([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?"
+                     r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")
+DOMAIN_PATTERN = "^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+ZONE = "topology.kubernetes.io/zone"
+GMS = f"{W}.experimental.gpuMemoryService"
+NO_GPU_FAILOVER = ("Forbidden: GMS failover requires at least 1 GPU in "
+                   "podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu")
+
+FEATURES = [
+    Case("v1beta1 valid checkpoint configuration reaches the webhook",
+         beta_dgd(_set("experimental", {"checkpoint": {"enabled": True}}))),
+    Case("checkpoint configuration requires operator feature gate", checkpoint=False,
+         new=beta_dgd(_set("experimental", {"checkpoint": {"enabled": True, "job": {"gmsClientContainers": ["main"]}}})),
+         errors=(f"{W}.experimental.checkpoint: Forbidden: checkpoint functionality is disabled in the operator "
+                 "configuration",
+                 f"{W}.experimental.checkpoint.job.gmsClientContainers: Forbidden: requires gpuMemoryService to be set")),
+    Case("v1beta1 conflicting KV-transfer selectors are rejected by CEL",
+         beta_dgd(_kvt(labelKey=ZONE, clusterTopologyName="grove-topology", domain="zone")),
+         errors=(f"{KVT}: Invalid value: exactly one of labelKey or clusterTopologyName is required",)),
+    Case("v1beta1 label-key KV-transfer policy reaches the webhook", beta_dgd(_kvt(labelKey=ZONE, domain="zone"))),
+    Case("v1beta1 preferred KV-transfer enforcement without weight is rejected by CEL",
+         beta_dgd(_kvt(labelKey=ZONE, domain="zone", enforcement="preferred")),
+         errors=(f"{KVT}: Invalid value: preferredWeight is required when enforcement is preferred",)),
+    Case("v1beta1 required KV-transfer enforcement with weight is rejected by CEL",
+         beta_dgd(_kvt(labelKey=ZONE, domain="zone", enforcement="required", preferredWeight=1)),
+         errors=(f"{KVT}: Invalid value: preferredWeight may only be set when enforcement is preferred",)),
+    Case("v1beta1 valid preferred KV-transfer enforcement reaches the webhook",
+         beta_dgd(_kvt(labelKey=ZONE, domain="zone", enforcement="preferred", preferredWeight=1))),
+    Case("KV-transfer label key format is validated by the schema",
+         beta_dgd(_kvt(labelKey="bad prefix/zone", domain="zone")),
+         errors=(f'{KVT}.labelKey: Invalid value: "bad prefix/zone": {KVT}.labelKey in body should match '
+                 f"'{LABEL_KEY_PATTERN}'",)),
+    Case("KV-transfer label key name segment is validated by the schema",
+         beta_dgd(_kvt(labelKey="topology.kubernetes.io/-zone", domain="zone")),
+         errors=(f'{KVT}.labelKey: Invalid value: "topology.kubernetes.io/-zone": {KVT}.labelKey in body should '
+                 f"match '{LABEL_KEY_PATTERN}'",)),
+    Case("KV-transfer cluster topology name must be a DNS-1123 subdomain",
+         beta_dgd(_kvt(clusterTopologyName="Bad_Name", domain="zone")),
+         errors=(f'{KVT}.clusterTopologyName: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist '
+                 "of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+                 "character (e.g. 'example.com', regex used for validation is "
+                 r"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",)),
+    Case("KV-transfer cluster topology name requires Grove pathway",
+         beta_dgd(_both(lambda d: d["metadata"].update(annotations={"nvidia.com/enable-grove": "false"}),
+                        _kvt(clusterTopologyName="grove-topology", domain="zone"))),
+         errors=(f'{KVT}.clusterTopologyName: Forbidden: requires the Grove pathway, but workload provider '
+                 '"component" is selected',)),
+    Case("KV-transfer domain is required by the schema", beta_dgd(_kvt(labelKey=ZONE, domain="")),
+         errors=(f"{KVT}.domain: Invalid value: \"\": {KVT}.domain in body should match '{DOMAIN_PATTERN}'",)),
+    Case("KV-transfer domain format is validated by the schema", beta_dgd(_kvt(labelKey=ZONE, domain="Zone")),
+         errors=(f"{KVT}.domain: Invalid value: \"Zone\": {KVT}.domain in body should match '{DOMAIN_PATTERN}'",)),
+    Case("KV-transfer enforcement enum is validated by the schema",
+         beta_dgd(_kvt(labelKey=ZONE, domain="zone", enforcement="sometimes")),
+         errors=(f'{KVT}.enforcement: Unsupported value: "sometimes": supported values: "required", "preferred"',)),
+    Case("KV-transfer preferred weight range is validated by the schema",
+         beta_dgd(_kvt(labelKey=ZONE, domain="zone", enforcement="preferred", preferredWeight=1.2)),
+         errors=(f"{KVT}.preferredWeight: Invalid value: 1.2: {KVT}.preferredWeight in body should be less than "
+                 "or equal to 1",)),
+    Case("KV-transfer cluster topology policy is valid", beta_dgd(_kvt(clusterTopologyName="grove-topology",
+                                                                         domain="rack"))),
+    Case("KV-transfer cluster topology policy rejects missing topology", topology=False,
+         new=beta_dgd(_kvt(clusterTopologyName="missing-topology", domain="rack")),
+         errors=(f'{KVT}.clusterTopologyName: Invalid value: "missing-topology": references a '
+                 "ClusterTopologyBinding resource that was not found",)),
+    Case("KV-transfer cluster topology policy rejects missing domain",
+         beta_dgd(_kvt(clusterTopologyName="grove-topology", domain="host")),
+         errors=(f'{KVT}.domain: Invalid value: "host": does not exist in ClusterTopologyBinding "grove-topology"; '
+                 "available domains: [rack zone]",)),
+    Case("v1beta1 inter-pod GMS client containers are rejected by CEL",
+         beta_dgd(_gms("InterPod", extraClientContainers=["metrics"])),
+         errors=(f"{GMS}: Invalid value: extraClientContainers is only supported with mode=IntraPod",)),
+    Case("v1beta1 non-empty GMS extra client pods are rejected by CEL",
+         beta_dgd(_gms("InterPod", extraClientPods=[{"name": "client", "podTemplate": {}}])),
+         errors=(f"{GMS}: Invalid value: extraClientPods is reserved for inter-pod GMS and is not implemented yet",)),
+    Case("v1beta1 valid GMS configuration reaches the webhook", beta_dgd(_gms("IntraPod"))),
+    Case("GMS rejects frontend component",
+         beta_dgd(lambda d: enable_beta_gms(d["spec"]["components"][0], "IntraPod")),
+         errors=("spec.components[0].experimental.gpuMemoryService: Forbidden: GPU memory service is only supported "
+                 "for worker, prefill, or decode components",)),
+    Case("GMS client container names are validated by the schema",
+         beta_dgd(_gms("IntraPod", extraClientContainers=["Bad_Name"])),
+         errors=(f'{GMS}.extraClientContainers[0]: Invalid value: "Bad_Name": {GMS}.extraClientContainers[0] in body '
+                 "should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'",)),
+    Case("GMS client container references must resolve",
+         beta_dgd(_gms("IntraPod", extraClientContainers=["missing-b", "missing-a"])),
+         errors=(f'{GMS}.extraClientContainers[0]: Invalid value: "missing-b": does not name a container in '
+                 "podTemplate.spec.containers",
+                 f'{GMS}.extraClientContainers[1]: Invalid value: "missing-a": does not name a container in '
+                 "podTemplate.spec.containers")),
+    Case("GMS client container references must be unique",
+         beta_dgd(_both(_gms("IntraPod", extraClientContainers=["loader", "loader"]), _add_containers("loader"))),
+         errors=(f'{GMS}.extraClientContainers[1]: Duplicate value: "loader"',)),
+    Case("GMS accepts multiple declared client containers",
+         beta_dgd(_both(_gms("IntraPod", extraClientContainers=["loader", "metrics-client"]),
+                        _add_containers("loader", "metrics-client")))),
+    Case("intra-pod failover requires GMS", beta_dgd(_both(_discovery, _failover(mode="IntraPod"))),
+         errors=(f'{W}.experimental.failover: Forbidden: gpuMemoryService is required when failover mode is '
+                 '"IntraPod"',)),
+    Case("failover mode must match GMS mode",
+         beta_dgd(_both(_gms("IntraPod"), _failover(mode="InterPod", numShadows=1))),
+         errors=(f'{W}.experimental.failover.mode: Invalid value: "InterPod": must match gpuMemoryService.mode '
+                 '"IntraPod"',)),
+    Case("intra-pod failover shadow maximum is validated by the schema",
+         beta_dgd(_both(_discovery, _gms("IntraPod"), _failover(mode="IntraPod", numShadows=2))),
+         errors=(f"{W}.experimental.failover.numShadows: Invalid value: 2: {W}.experimental.failover.numShadows in "
+                 "body should be less than or equal to 1",)),
+    Case("inter-pod failover requires GMS", beta_dgd(_failover(mode="InterPod", numShadows=1)),
+         errors=(f'{W}.experimental.failover: Forbidden: gpuMemoryService is required when failover mode is '
+                 '"InterPod"', f"{W}.experimental.failover: {NO_GPU_FAILOVER}")),
+    Case("inter-pod failover shadow-count minimum is validated by the schema",
+         beta_dgd(_both(_gms("InterPod"), _failover(mode="InterPod", numShadows=-1))),
+         errors=(f"{W}.experimental.failover.numShadows: Invalid value: -1: {W}.experimental.failover.numShadows in "
+                 "body should be greater than or equal to 1",)),
+    Case("inter-pod failover rejects frontend component",
+         beta_dgd(lambda d: d["spec"]["components"][0].update(experimental={"failover": {"mode": "InterPod",
+                                                                                          "numShadows": 1}})),
+         errors=('spec.components[0].experimental.failover: Forbidden: gpuMemoryService is required when failover '
+                 'mode is "InterPod"', f"spec.components[0].experimental.failover: {NO_GPU_FAILOVER}",
+                 'spec.components[0].experimental.failover: Forbidden: GMS failover is not supported for component '
+                 'type "frontend"')),
+    Case("ordinary GMS snapshot combination is accepted",
+         beta_dgd(_both(_gms("IntraPod"), lambda d: worker(d)["experimental"].update(checkpoint={"enabled": True})))),
+    Case("checkpoint compatibility is revalidated on update", old=beta_dgd(_gms("InterPod")),
+         new=beta_dgd(_both(_gms("InterPod"), lambda d: worker(d)["experimental"].update(checkpoint={"enabled": True}))),
+         errors=(f"{W}.experimental.checkpoint: Forbidden: Snapshot with gpuMemoryService.mode=InterPod is "
+                 "unsupported",)),
+]
+
+
+def _alpha_frontend(**extra: object):  # noqa: ANN202
+    return lambda d: d["spec"]["services"].update(frontend={
+        "componentType": "frontend", "runtimeVersionOverride": "1.1.0",
+        "extraPodSpec": {"mainContainer": {"image": IMAGE}}, **extra})
+
+
+SOURCE_VERSION = [
+    Case("alpha PVC empty name requirement is preserved structurally",
+         alpha_dgd(lambda d: d["spec"].update(pvcs=[{"name": "", "create": False}])),
+         errors=("spec.pvcs[0].name: Required value: is required",)),
+    Case("alpha ingress requires host",
+         alpha_dgd(_alpha_frontend(ingress={"enabled": True, "ingressControllerClassName": "nginx"})),
+         errors=("spec.services[frontend].ingress.host: Required value: is required when ingress is enabled",)),
+    Case("alpha volume mounts require mount point unless used as compilation cache",
+         alpha_dgd(_set("volumeMounts", [{"name": "cache"}])),
+         errors=("spec.services[worker].volumeMounts[0].mountPoint: Required value: is required when "
+                 "useAsCompilationCache is false",)),
+    Case("alpha EPP config sources are mutually exclusive",
+         alpha_dgd(_both(_set("componentType", "epp"), _set("eppConfig", {
+             "configMapRef": {"name": "epp", "key": ""}, "config": {"plugins": [], "schedulingProfiles": []}}))),
+         errors=("spec.services[worker].eppConfig: Forbidden: exactly one of configMapRef or config is required",)),
+    Case("alpha intra-pod failover shadow maximum is preserved structurally",
+         alpha_dgd(_set("failover", {"enabled": True, "mode": "intraPod", "numShadows": 2})),
+         errors=('metadata.annotations[nvidia.com/dynamo-kube-discovery-mode]: Invalid value: "": must be '
+                 '"container" when intra-pod failover is configured',
+                 'spec.components[0].experimental.failover: Forbidden: gpuMemoryService is required when failover '
+                 'mode is "IntraPod"',
+                 'spec.services[worker].failover.numShadows: Invalid value: 2: is invalid for mode="intraPod": '
+                 'intraPod uses a fixed 1 primary + 1 shadow sidecar; use failover.mode="interPod" to configure '
+                 "numShadows")),
+    Case("alpha frontend sidecar rejects generated container name conflict",
+         alpha_dgd(_alpha_frontend(frontendSidecar={"image": "custom/frontend:latest"}, extraPodSpec={
+             "mainContainer": {"image": IMAGE},
+             "containers": [{"name": "sidecar-frontend", "image": "custom/frontend:latest"}]})),
+         errors=('spec.services[frontend].frontendSidecar: Forbidden: cannot inject frontend sidecar: a container '
+                 'named "sidecar-frontend" already exists in extraPodSpec.containers',)),
+    Case("alpha GMS client container names are validated by the source schema",
+         alpha_dgd(_set("gpuMemoryService", {"enabled": False, "extraClientContainers": ["Bad_Name"]})),
+         errors=('spec.services.worker.gpuMemoryService.extraClientContainers[0]: Invalid value: "Bad_Name": '
+                 "spec.services.worker.gpuMemoryService.extraClientContainers[0] in body should match "
+                 "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'",)),
+    Case("nil alpha service entry is pruned", alpha_dgd(lambda d: d["spec"]["services"].update(ghost=None))),
+]
+
+
 NEWER_POWER = ("power rules: a gpu-power-limit annotation needs the nvidia.com/gpu.product node selector "
                "(api-and-validation.md rule 19); the same case with the selector is checked below")
 #: Refused for the missing selector (an update ratchets it when OLD already lacked it).
@@ -362,7 +561,8 @@ POWER_RULES = [replace(c, newer=NEWER_POWER) if any(k in c.name for k in _NEEDS_
 #: The Go power cases with a reviewed gpu.product selector: the newer rules add nothing else.
 POWER_WITH_PRODUCT = [replace(c, name=f"{c.name} (with gpu.product selector)") for c in _power_rules_of(PRODUCT)]
 
-CASES = [*CREATE_RULES, *CROSS_VERSION, *REPLICAS, *POWER_RULES, *POWER_WITH_PRODUCT]
+CASES = [*CREATE_RULES, *CROSS_VERSION, *REPLICAS, *POWER_RULES, *POWER_WITH_PRODUCT, *FEATURES,
+         *SOURCE_VERSION]
 
 
 @pytest.mark.parametrize("case", params(CASES, GO))
