@@ -550,6 +550,136 @@ SOURCE_VERSION = [
 ]
 
 
+def _alpha_gms_gpu(dgd: dict) -> None:
+    worker(dgd)["gpuMemoryService"] = {"enabled": True, "mode": "intraPod"}
+
+
+def _epp(config: dict):  # noqa: ANN202
+    return _both(_set("type", "epp"), _set("eppConfig", config))
+
+
+LONG_DGD = "test-graph-" + "x" * 50
+BOUNDARY_COMPONENT = "w" + "x" * 36
+TOO_LONG_COMPONENT = BOUNDARY_COMPONENT + "x"
+
+
+def _long_names(component: str):  # noqa: ANN202
+    return _both(lambda d: d["metadata"].update(name=LONG_DGD), _set("name", component))
+
+
+def _topology(**constraint: object):  # noqa: ANN202
+    """``spec.topologyConstraint`` (the Go cases' ``Generation = 2`` is dropped: the API server sets a
+    created object's generation itself)."""
+    return lambda d: d["spec"].update(topologyConstraint=constraint)
+
+
+def _component_topology(index: int, **constraint: object):  # noqa: ANN202
+    return lambda d: d["spec"]["components"][index].update(topologyConstraint=constraint)
+
+
+EPP_BOTH = {"configMapRef": {"name": "epp", "key": ""}, "config": {"plugins": [], "schedulingProfiles": []}}
+NOT_FOUND = "references a ClusterTopologyBinding resource that was not found"
+
+ALPHA_AND_ROOT = [
+    Case("valid preserved alpha-only fields are accepted",
+         alpha_dgd(_both(lambda d: d["spec"].update(pvcs=[{"name": "cache", "create": False}]),
+                         _set("ingress", {"enabled": True, "host": "worker.example.com"}),
+                         _set("annotations", {"nvidia.com/vllm-distributed-executor-backend": "ray"}),
+                         _set("volumeMounts", [{"name": "cache", "useAsCompilationCache": True}]),
+                         _set("sharedMemory", {"disabled": True}),
+                         _set("gpuMemoryService", {"enabled": False, "mode": "intraPod",
+                                                   "extraClientContainers": ["metrics"]})))),
+    Case("alpha PVC name requirement is preserved structurally", alpha_dgd(lambda d: d["spec"].update(pvcs=[{}])),
+         errors=("spec.pvcs[0].name: Required value",)),
+    Case("alpha PVC create value constraints are preserved structurally",
+         alpha_dgd(lambda d: d["spec"].update(pvcs=[{"name": "cache", "create": True}])),
+         errors=("spec.pvcs[0]: Invalid value: When create is true, size, storageClass, and volumeAccessMode are "
+                 "required",)),
+    Case("alpha compatibility warnings are preserved",
+         alpha_dgd(_both(_set("dynamoNamespace", "legacy-namespace"), _set("autoscaling", {"enabled": True}))),
+         warnings=('spec.services[worker].dynamoNamespace is deprecated and ignored. Value "legacy-namespace" will be '
+                   'replaced with "default-test-graph". Remove this field from your configuration',
+                   "spec.services[worker].autoscaling is deprecated and ignored. Use DynamoGraphDeploymentScalingAdapter"
+                   " with HPA, KEDA, or Planner for autoscaling instead. See docs/kubernetes/autoscaling.md")),
+    Case("GMS accepts GPU from alpha dedicated resources",
+         alpha_dgd(_both(_set("resources", {"limits": {"gpu": "1"}}), _alpha_gms_gpu))),
+    Case("GMS accepts GPU from alpha extraPodSpec main container resources",
+         alpha_dgd(_both(_set("extraPodSpec", {"mainContainer": {
+             "image": IMAGE, "resources": {"limits": {"nvidia.com/gpu": "1"}}}}), _alpha_gms_gpu))),
+    Case("GMS accepts alpha GPUType resource after conversion",
+         alpha_dgd(_both(_set("resources", {"limits": {"gpu": "1", "gpuType": "example.com/gpu"}}), _alpha_gms_gpu))),
+    Case("v1alpha1 enabled shared memory without a positive size is rejected by source CEL",
+         alpha_dgd(_set("sharedMemory", {})),
+         errors=("spec.services[worker].sharedMemory: Invalid value: size is required when disabled is false",)),
+    Case("v1alpha1 valid shared memory reaches the webhook", alpha_dgd(_set("sharedMemory", {"size": "1Gi"}))),
+    Case("v1alpha1 EPP config without a source reaches the webhook without v1beta1 CEL",
+         alpha_dgd(_both(_set("componentType", "epp"), _set("eppConfig", {}))),
+         errors=("spec.services[worker].eppConfig: Forbidden: exactly one of configMapRef or config is required",)),
+    Case("v1beta1 EPP config without a source is rejected by CEL", beta_dgd(_epp({})),
+         errors=(f"{W}.eppConfig: Invalid value: exactly one of configMapRef or config must be specified",)),
+    Case("v1beta1 EPP config with both sources is rejected by CEL", beta_dgd(_epp(EPP_BOTH)),
+         errors=(f"{W}.eppConfig: Invalid value: exactly one of configMapRef or config must be specified",)),
+    Case("v1beta1 valid EPP config reaches the webhook",
+         beta_dgd(_both(_epp({"configMapRef": {"name": "epp", "key": ""}}), _set("replicas", 1)))),
+    Case("priority class requires Grove", grove=False,
+         new=beta_dgd(lambda d: d["spec"].update(priorityClassName="high-priority")),
+         errors=('spec.priorityClassName: Forbidden: requires the Grove pathway, but workload provider "component" '
+                 "is selected",)),
+    Case("priority class is allowed with Grove", beta_dgd(lambda d: d["spec"].update(priorityClassName="high-priority"))),
+    Case("minAvailable must be positive", beta_dgd(_set("minAvailable", 0)),
+         errors=(f"{W}.minAvailable: Invalid value: 0: {W}.minAvailable in body should be greater than or equal to 1",)),
+    Case("replicas zero can keep minAvailable for scale-up intent",
+         beta_dgd(_both(_set("replicas", 0), _set("minAvailable", 2)))),
+    Case("rendered Grove resource name length accepts boundary", beta_dgd(_long_names(BOUNDARY_COMPONENT))),
+    Case("rendered Grove resource name length rejects overflow", beta_dgd(_long_names(TOO_LONG_COMPONENT)),
+         errors=(f'{W}.name: Invalid value: "{TOO_LONG_COMPONENT}": combined resource name length 46 exceeds the '
+                 "45-character pod-name limit (PCS name + component name); shorten DynamoGraphDeployment name "
+                 f'"{LONG_DGD}" or component name "{TOO_LONG_COMPONENT}"',)),
+    Case("rendered Grove resource name length is skipped outside Grove", grove=False,
+         new=beta_dgd(_long_names(TOO_LONG_COMPONENT))),
+    Case("spec pack domain format is validated by the schema",
+         beta_dgd(_topology(clusterTopologyName="grove-topology", packDomain="Bad_Domain")),
+         errors=('spec.topologyConstraint.packDomain: Invalid value: "Bad_Domain": spec.topologyConstraint.packDomain '
+                 f"in body should match '{DOMAIN_PATTERN}'",)),
+    Case("component topology pack domain is required by the schema",
+         beta_dgd(_both(_topology(clusterTopologyName="grove-topology"), _component_topology(0, packDomain=""),
+                        _component_topology(1, packDomain="rack"))),
+         errors=('spec.components[0].topologyConstraint.packDomain: Invalid value: "": '
+                 f"spec.components[0].topologyConstraint.packDomain in body should match '{DOMAIN_PATTERN}'",)),
+    Case("deployment topology without pack domain allows unconstrained components",
+         beta_dgd(_both(_topology(clusterTopologyName="grove-topology"), _component_topology(1, packDomain="rack")))),
+    Case("deployment topology without pack domain requires a component topology",
+         beta_dgd(_topology(clusterTopologyName="grove-topology")),
+         errors=("spec.topologyConstraint.packDomain: Required value: is required when no component "
+                 "topologyConstraint is set",)),
+    Case("deployment pack domain can be inherited",
+         beta_dgd(_topology(clusterTopologyName="grove-topology", packDomain="rack"))),
+    Case("deployment pack domain can be mixed with narrower component topology",
+         beta_dgd(_both(_topology(clusterTopologyName="grove-topology", packDomain="zone"),
+                        _component_topology(1, packDomain="rack")))),
+    Case("component topology with deployment topology is valid",
+         beta_dgd(_both(_topology(clusterTopologyName="grove-topology"), _component_topology(0, packDomain="zone"),
+                        _component_topology(1, packDomain="rack")))),
+    Case("missing cluster topology is rejected", topology=False,
+         new=beta_dgd(_topology(clusterTopologyName="missing-topology", packDomain="rack")),
+         errors=(f'spec.topologyConstraint.clusterTopologyName: Invalid value: "missing-topology": {NOT_FOUND}',)),
+    Case("independent topology errors aggregate", topology=False,
+         new=beta_dgd(_topology(clusterTopologyName="missing-topology")),
+         errors=("spec.topologyConstraint.packDomain: Required value: is required when no component "
+                 "topologyConstraint is set",
+                 f'spec.topologyConstraint.clusterTopologyName: Invalid value: "missing-topology": {NOT_FOUND}')),
+    Case("pack domain must exist in cluster topology",
+         beta_dgd(_topology(clusterTopologyName="grove-topology", packDomain="host")),
+         errors=('spec.topologyConstraint.packDomain: Invalid value: "host": does not exist in ClusterTopologyBinding '
+                 '"grove-topology"; available domains: [rack zone]',)),
+    Case("component topology cannot be broader than spec topology",
+         beta_dgd(_both(_topology(clusterTopologyName="grove-topology", packDomain="rack"),
+                        _component_topology(1, packDomain="zone"))),
+         errors=(f'{W}.topologyConstraint.packDomain: Invalid value: "zone": must be equal to or narrower than the '
+                 'deployment-level domain "rack"',)),
+]
+
+
 NEWER_POWER = ("power rules: a gpu-power-limit annotation needs the nvidia.com/gpu.product node selector "
                "(api-and-validation.md rule 19); the same case with the selector is checked below")
 #: Refused for the missing selector (an update ratchets it when OLD already lacked it).
@@ -562,7 +692,7 @@ POWER_RULES = [replace(c, newer=NEWER_POWER) if any(k in c.name for k in _NEEDS_
 POWER_WITH_PRODUCT = [replace(c, name=f"{c.name} (with gpu.product selector)") for c in _power_rules_of(PRODUCT)]
 
 CASES = [*CREATE_RULES, *CROSS_VERSION, *REPLICAS, *POWER_RULES, *POWER_WITH_PRODUCT, *FEATURES,
-         *SOURCE_VERSION]
+         *SOURCE_VERSION, *ALPHA_AND_ROOT]
 
 
 @pytest.mark.parametrize("case", params(CASES, GO))
