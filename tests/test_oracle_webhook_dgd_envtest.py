@@ -4,11 +4,18 @@
 Each case sends the Go table's object (and, for an update, its old object) through what
 ``dynamo-pulumi validate [--old] --mode operator`` runs and compares the API server's causes.
 
-Not applicable (they assert what only a live API server shows, not an admission answer):
 ``wantPodAnnotations`` (structural pruning keeps the pod-template annotations: our models keep
-every written field, checked elsewhere) is reduced to "admitted". Cases that need the live
-cluster's history (``seedWithoutWebhook``: an old object stored without the webhook, kept as
-written) are translated with the old object as the stored state.
+every written field, checked elsewhere) and ``wantProvider`` are reduced to "admitted". Cases
+seeded without the webhook (``seedWithoutWebhook``) are translated with the old object as
+written, where that answers the same question.
+
+Not applicable, with the reason:
+
+* "provider override requires a materialized workload provider on legacy update", "user cannot
+  materialize a legacy workload provider", "operator can materialize a legacy workload provider":
+  the old object is a *legacy* one stored without the defaulting webhook (no
+  ``nvidia.com/workload-provider``); ``validate --old`` takes OLD as applied and admitted, so it
+  always carries the provider the webhook stamped. Only a live cluster holds such an object.
 """
 
 from __future__ import annotations
@@ -680,6 +687,117 @@ ALPHA_AND_ROOT = [
 ]
 
 
+GROVE_API = "grove.io/v1alpha1"
+PCS_TOPOLOGY = {"spec": {"template": {"topologyConstraint": {"topologyName": "grove-topology",
+                                                              "pack": {"required": "rack"}}}}}
+
+
+def _override(target: str, value: object, api_version: str = GROVE_API) -> dict:
+    """``groveProviderOverride``: an empty target is left out (``omitempty``)."""
+    out: dict = {"apiVersion": api_version, "value": value}
+    if target:
+        out["target"] = target
+    return out
+
+
+def _clique(domain: str) -> dict:
+    return {"topologyConstraint": {"topologyName": "grove-topology", "pack": {"required": domain}}}
+
+
+def _root_override(target: str = "PodCliqueSet", value: object = PCS_TOPOLOGY, api_version: str = GROVE_API):  # noqa: ANN202
+    return lambda d: d["spec"].update(providerOverride=_override(target, value, api_version))
+
+
+def _annotate(**annotations: str):  # noqa: ANN202
+    return lambda d: d["metadata"].update(annotations=dict(annotations))
+
+
+def _component_provider(dgd: dict) -> None:
+    """``betaComponentDGDForAdmission``."""
+    dgd["metadata"]["annotations"] = {"nvidia.com/workload-provider": "component", "nvidia.com/enable-grove": "false"}
+
+
+def _leader_override(target: str, api_version: str = GROVE_API):  # noqa: ANN202
+    return _set("multinode", {"nodeCount": 2, "leader": {"providerOverride": _override(target, _clique("host"),
+                                                                                     api_version)}})
+
+
+PROVIDER = "nvidia.com/workload-provider"
+
+
+def _priority(dgd: dict) -> None:
+    dgd["spec"]["priorityClassName"] = "high-priority"
+
+
+OPERATOR = "system:serviceaccount:dynamo-system:dynamo-operator"
+
+OVERRIDES_AND_ANNOTATIONS = [
+    Case("valid Grove root provider override is admitted and defaulted", beta_dgd(_root_override(""))),
+    Case("v1alpha1 Grove root provider override converts and defaults", alpha_dgd(_root_override(""))),
+    Case("first provider override can be added without lifecycle history", old=beta_dgd(),
+         new=beta_dgd(_root_override())),
+    Case("provider override can be removed without lifecycle status", old=beta_dgd(_root_override()), new=beta_dgd()),
+    Case("valid Grove component and multinode role overrides are admitted and defaulted",
+         beta_dgd(_both(lambda d: d["spec"]["components"][0].update(providerOverride=_override("", _clique("host"))),
+                        _set("providerOverride", _override("", _clique("rack"))),
+                        _set("multinode", {"nodeCount": 2,
+                                           "leader": {"providerOverride": _override("", _clique("host"))},
+                                           "worker": {"providerOverride": _override("", _clique("host"))}})))),
+    Case("provider override target must match its DGD context", beta_dgd(_root_override("PodCliqueTemplateSpec")),
+         errors=('spec.providerOverride.target: Invalid value: "PodCliqueTemplateSpec": must match the '
+                 'provider-context target "PodCliqueSet"',)),
+    Case("provider override rejects Dynamo-owned fields",
+         beta_dgd(_root_override(value={"spec": {"replicas": 3, **PCS_TOPOLOGY["spec"]}})),
+         errors=("spec.providerOverride.value.spec.replicas: Forbidden: is Dynamo-owned or not enabled for provider "
+                 "override",)),
+    Case("malformed provider override field is invalid without echoing its value",
+         beta_dgd(_root_override(value={"spec": {"template": {"topologyConstraint": {"pack": "rack"}}}})),
+         errors=("spec.providerOverride.value: Invalid value: null: does not match the registered PodCliqueSet schema: "
+                 "json: cannot unmarshal string into Go struct field "
+                 "TopologyConstraint.spec.template.topologyConstraint.pack of type v1alpha1.TopologyPackConstraint",)),
+    Case("typed and provider-native Grove topology cannot be combined",
+         beta_dgd(_both(_root_override(), _topology(clusterTopologyName="grove-topology", packDomain="rack"))),
+         errors=("spec.providerOverride.value: Forbidden: cannot be combined with spec.topologyConstraint or "
+                 "components[].topologyConstraint; use either the typed topology API or provider-native Grove "
+                 "topology overrides",)),
+    Case("component workload provider rejects provider overrides", beta_dgd(_both(_component_provider, _root_override())),
+         errors=('spec.providerOverride: Forbidden: requires workload provider "grove", but "component" is selected',)),
+    Case("legacy provider override schema identity is immutable during repair",
+         old=beta_dgd(_root_override("PodCliqueTemplateSpec", api_version="grove.io/v2")),
+         new=beta_dgd(_root_override()),
+         errors=(f'spec.providerOverride.apiVersion: Invalid value: "grove.io/v1alpha1": {IMMUTABLE}',
+                 f'spec.providerOverride.target: Invalid value: "PodCliqueSet": {IMMUTABLE}')),
+    Case("legacy multinode role provider identity is immutable during repair",
+         old=beta_dgd(_leader_override("PodCliqueSet", "grove.io/v2")),
+         new=beta_dgd(_leader_override("PodCliqueTemplateSpec")),
+         errors=(f'{W}.multinode.leader.providerOverride.apiVersion: Invalid value: "grove.io/v1alpha1": {IMMUTABLE}',
+                 f'{W}.multinode.leader.providerOverride.target: Invalid value: "PodCliqueTemplateSpec": '
+                 f"{IMMUTABLE}")),
+    Case("workload provider input is normalized from routing intent on create",
+         beta_dgd(_annotate(**{PROVIDER: "component"}))),
+    Case("unsupported stored workload provider is rejected", old=beta_dgd(_annotate(**{PROVIDER: "unknown"})),
+         new=beta_dgd(_both(_annotate(**{PROVIDER: "unknown"}), _label)),
+         errors=('metadata.annotations[nvidia.com/workload-provider]: Unsupported value: "unknown": supported values: '
+                 '"component", "grove"',)),
+    Case("workload provider cannot change", old=beta_dgd(_component_provider),
+         new=beta_dgd(_annotate(**{PROVIDER: "grove"})),
+         errors=(f'metadata.annotations[nvidia.com/workload-provider]: Invalid value: "grove": {IMMUTABLE}',)),
+    Case("Grove provider retains Grove admission semantics when the gate is disabled", grove=False,
+         old=beta_dgd(_both(_annotate(**{PROVIDER: "grove"}), _priority)),
+         new=beta_dgd(_both(_annotate(**{PROVIDER: "grove"}), _priority, _label))),
+    Case("component provider retains component admission semantics when Grove is enabled",
+         old=beta_dgd(_both(_component_provider, _priority)),
+         new=beta_dgd(_both(_annotate(**{PROVIDER: "component"}), _priority, _label)),
+         errors=('spec.priorityClassName: Forbidden: requires the Grove pathway, but workload provider "component" is '
+                 "selected",)),
+    Case("origin version accepts semver", beta_dgd(_annotate(**{"nvidia.com/dynamo-operator-origin-version": "1.2.3"}))),
+    Case("origin version rejects non-semver",
+         beta_dgd(_annotate(**{"nvidia.com/dynamo-operator-origin-version": "not-semver"})),
+         errors=('metadata.annotations[nvidia.com/dynamo-operator-origin-version]: Invalid value: "not-semver": must be '
+                 "valid semver",)),
+]
+
+
 NEWER_POWER = ("power rules: a gpu-power-limit annotation needs the nvidia.com/gpu.product node selector "
                "(api-and-validation.md rule 19); the same case with the selector is checked below")
 #: Refused for the missing selector (an update ratchets it when OLD already lacked it).
@@ -692,7 +810,8 @@ POWER_RULES = [replace(c, newer=NEWER_POWER) if any(k in c.name for k in _NEEDS_
 POWER_WITH_PRODUCT = [replace(c, name=f"{c.name} (with gpu.product selector)") for c in _power_rules_of(PRODUCT)]
 
 CASES = [*CREATE_RULES, *CROSS_VERSION, *REPLICAS, *POWER_RULES, *POWER_WITH_PRODUCT, *FEATURES,
-         *SOURCE_VERSION, *ALPHA_AND_ROOT]
+         *SOURCE_VERSION, *ALPHA_AND_ROOT,
+         *OVERRIDES_AND_ANNOTATIONS]
 
 
 @pytest.mark.parametrize("case", params(CASES, GO))
