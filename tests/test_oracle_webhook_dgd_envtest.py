@@ -34,6 +34,7 @@ from webhook_envtest_support import (
     alpha_with_services,
     beta_dgd,
     check,
+    enable_alpha_inter_failover,
     enable_beta_gms,
     labelled,
     params,
@@ -798,6 +799,215 @@ OVERRIDES_AND_ANNOTATIONS = [
 ]
 
 
+def _extra_component(env: bool = False) -> dict:
+    container: dict = {"name": "main", "image": IMAGE}
+    if env:
+        container["env"] = [{"name": "TOKEN", "value": "do-not-leak-this-value"}]
+    return {"name": "extra", "replicas": 1, "runtimeVersionOverride": "1.1.0",
+            "podTemplate": {"spec": {"containers": [container]}}}
+
+
+def _restart(kind: str, *order: str):  # noqa: ANN202
+    """``betaRestart``."""
+    strategy: dict = {"type": kind}
+    if order:
+        strategy["order"] = list(order)
+    return lambda d: d["spec"].update(restart={"id": "roll", "strategy": strategy})
+
+
+def _rolling(restart_id: str, phase: str):  # noqa: ANN202
+    def edit(dgd: dict) -> None:
+        dgd["spec"]["restart"] = {"id": restart_id}
+        dgd["status"] = {"rollingUpdate": {"phase": phase}}
+    return edit
+
+
+def _adapter(replicas: int, adapter: bool = True):  # noqa: ANN202
+    def edit(dgd: dict) -> None:
+        w = worker(dgd)
+        w["replicas"] = replicas
+        if adapter:
+            w["scalingAdapter"] = {}
+    return edit
+
+
+def _grove_fsg(value: bool | None):  # noqa: ANN202
+    return _set("experimental", {} if value is None else {"grove": {"forceScalingGroup": value}})
+
+
+IMMUTABLE_TOPOLOGY = ("is immutable and cannot be added, removed, or changed after creation; delete and recreate the "
+                      "DynamoGraphDeployment to change topology constraints")
+IMMUTABLE_KVT = ("is immutable and cannot be added, removed, or changed after creation; delete and recreate the "
+                 "DynamoGraphDeployment to change the KV transfer policy")
+TOPOLOGY_FIXED = "spec.components: Forbidden: component topology is immutable and cannot be modified after creation"
+GMS_TOGGLE = "the inter-pod GMS layout cannot be toggled after creation; delete and recreate the DynamoGraphDeployment"
+FAILOVER_TOGGLE = "inter-pod GMS failover cannot be toggled after creation; delete and recreate the DynamoGraphDeployment"
+FSG_TOGGLE = "cannot be toggled after creation; delete and recreate the DynamoGraphDeployment to change it"
+ADAPTER_OWNS = (f"{W}.replicas: Forbidden: cannot be modified directly when scaling adapter is enabled; scale or update "
+                "the related DynamoGraphDeploymentScalingAdapter instead")
+REGULAR_USER = "system:serviceaccount:default:regular-user"
+ZONE_TOPOLOGY = _topology(clusterTopologyName="grove-topology", packDomain="zone")
+RACK_TOPOLOGY = _topology(clusterTopologyName="grove-topology", packDomain="rack")
+
+ANNOTATIONS_AND_UPDATES = [
+    Case("vLLM backend annotation accepts mp", beta_dgd(_annotate(**{"nvidia.com/vllm-distributed-executor-backend": "mp"}))),
+    Case("vLLM backend annotation accepts ray case-insensitively",
+         beta_dgd(_annotate(**{"nvidia.com/vllm-distributed-executor-backend": "RAY"}))),
+    Case("vLLM backend annotation rejects unknown value",
+         beta_dgd(_annotate(**{"nvidia.com/vllm-distributed-executor-backend": "typo"})),
+         errors=('metadata.annotations[nvidia.com/vllm-distributed-executor-backend]: Invalid value: "typo": must be '
+                 '"mp" or "ray"',)),
+    *(Case(f"Grove update strategy annotation accepts {v}", beta_dgd(_annotate(**{"nvidia.com/grove-update-strategy": v})))
+      for v in ("RollingRecreate", "OnDelete")),
+    *(Case(f"Grove update strategy annotation rejects {label}",
+           beta_dgd(_annotate(**{"nvidia.com/grove-update-strategy": v})),
+           newer='Grove "Coherent" update strategy (the supported values list it)',
+           errors=(f'metadata.annotations[nvidia.com/grove-update-strategy]: Unsupported value: "{v}": supported '
+                   'values: "RollingRecreate", "OnDelete"',))
+      for label, v in (("lowercase value", "ondelete"), ("whitespace", " OnDelete "), ("unknown value", "BlueGreen"))),
+    *(Case(f"discovery mode accepts {v}", beta_dgd(_annotate(**{"nvidia.com/dynamo-kube-discovery-mode": v})))
+      for v in ("pod", "container")),
+    Case("discovery mode rejects unknown value",
+         beta_dgd(_annotate(**{"nvidia.com/dynamo-kube-discovery-mode": "endpoint"})),
+         errors=('metadata.annotations[nvidia.com/dynamo-kube-discovery-mode]: Unsupported value: "endpoint": '
+                 'supported values: "pod", "container"',)),
+    Case("independent root errors aggregate with exact field paths",
+         beta_dgd(_both(lambda d: d["spec"].pop("components"), _annotate(**{
+             "nvidia.com/dynamo-operator-origin-version": "not-semver",
+             "nvidia.com/vllm-distributed-executor-backend": "invalid",
+             "nvidia.com/dynamo-kube-discovery-mode": "invalid"}))),
+         errors=('metadata.annotations[nvidia.com/dynamo-operator-origin-version]: Invalid value: "not-semver": must '
+                 "be valid semver",
+                 'metadata.annotations[nvidia.com/vllm-distributed-executor-backend]: Invalid value: "invalid": must be '
+                 '"mp" or "ray"',
+                 'metadata.annotations[nvidia.com/dynamo-kube-discovery-mode]: Unsupported value: "invalid": supported '
+                 'values: "pod", "container"',
+                 "spec.components: Required value: must have at least one component")),
+    Case("component topology is immutable", old=beta_dgd(),
+         new=beta_dgd(lambda d: d["spec"]["components"].append(_extra_component(env=True))),
+         errors=(f"{TOPOLOGY_FIXED}: components added: [extra]",)),
+    Case("component removal is immutable", old=beta_dgd(), new=beta_dgd(lambda d: d["spec"]["components"].pop()),
+         errors=(f"{TOPOLOGY_FIXED}: components removed: [worker]",)),
+    Case("component add and remove reports both sides", old=beta_dgd(),
+         new=beta_dgd(lambda d: d["spec"].update(components=[d["spec"]["components"][1], _extra_component()])),
+         errors=(f"{TOPOLOGY_FIXED}: components added: [extra], components removed: [frontend]",)),
+    Case("component reorder is allowed", old=beta_dgd(), new=beta_dgd(lambda d: d["spec"]["components"].reverse())),
+    Case("single-node to multinode transition is immutable", old=beta_dgd(), new=beta_dgd(_set("multinode", {"nodeCount": 2})),
+         errors=(f'{W}.multinode: Invalid value: {{"nodeCount":2}}: cannot change node topology between single-node '
+                 "and multi-node after creation",)),
+    Case("node count-only update remains allowed", old=beta_dgd(_set("multinode", {"nodeCount": 2})),
+         new=beta_dgd(_set("multinode", {"nodeCount": 3})),
+         newer="nodeCount immutability (api-and-validation.md: nodeCount frozen after creation)"),
+    Case("spec topology constraint is immutable", old=beta_dgd(), new=beta_dgd(RACK_TOPOLOGY),
+         errors=('spec.topologyConstraint: Invalid value: {"clusterTopologyName":"grove-topology","packDomain":"rack"}: '
+                 f"{IMMUTABLE_TOPOLOGY}",)),
+    Case("spec topology constraint change is immutable", old=beta_dgd(RACK_TOPOLOGY), new=beta_dgd(ZONE_TOPOLOGY),
+         errors=('spec.topologyConstraint: Invalid value: {"clusterTopologyName":"grove-topology","packDomain":"zone"}: '
+                 f"{IMMUTABLE_TOPOLOGY}",)),
+    Case("spec topology constraint removal is immutable", old=beta_dgd(RACK_TOPOLOGY), new=beta_dgd(),
+         errors=(f"spec.topologyConstraint: Invalid value: null: {IMMUTABLE_TOPOLOGY}",)),
+    Case("unchanged topology constraints are allowed",
+         old=beta_dgd(_both(ZONE_TOPOLOGY, _component_topology(1, packDomain="rack"))),
+         new=beta_dgd(_both(ZONE_TOPOLOGY, _component_topology(1, packDomain="rack")))),
+    Case("component topology constraint is immutable", old=beta_dgd(ZONE_TOPOLOGY),
+         new=beta_dgd(_both(ZONE_TOPOLOGY, _component_topology(1, packDomain="rack"))),
+         errors=(f'{W}.topologyConstraint: Invalid value: {{"packDomain":"rack"}}: {IMMUTABLE_TOPOLOGY}',)),
+    Case("component topology constraint change is immutable",
+         old=beta_dgd(_both(ZONE_TOPOLOGY, _component_topology(1, packDomain="rack"))),
+         new=beta_dgd(_both(ZONE_TOPOLOGY, _component_topology(1, packDomain="zone"))),
+         errors=(f'{W}.topologyConstraint: Invalid value: {{"packDomain":"zone"}}: {IMMUTABLE_TOPOLOGY}',)),
+    Case("component topology constraint removal is immutable",
+         old=beta_dgd(_both(ZONE_TOPOLOGY, _component_topology(1, packDomain="rack"))), new=beta_dgd(ZONE_TOPOLOGY),
+         errors=(f"{W}.topologyConstraint: Invalid value: null: {IMMUTABLE_TOPOLOGY}",)),
+    Case("kv transfer policy is immutable", old=beta_dgd(), new=beta_dgd(_kvt(labelKey=ZONE, domain="zone")),
+         errors=(f'{KVT}: Invalid value: {{"labelKey":"topology.kubernetes.io/zone","domain":"zone",'
+                 f'"enforcement":"required"}}: {IMMUTABLE_KVT}',)),
+    Case("unchanged kv transfer policy is allowed", old=beta_dgd(_kvt(labelKey=ZONE, domain="zone")),
+         new=beta_dgd(_kvt(labelKey=ZONE, domain="zone", enforcement="required"))),
+    Case("kv transfer policy removal is immutable", old=beta_dgd(_kvt(labelKey=ZONE, domain="zone")), new=beta_dgd(),
+         errors=(f"{KVT}: Invalid value: null: {IMMUTABLE_KVT}",)),
+    Case("GMS extra client container update must resolve", old=beta_dgd(_gms("IntraPod")),
+         new=beta_dgd(_gms("IntraPod", extraClientContainers=["missing-client"])),
+         errors=(f'{GMS}.extraClientContainers[0]: Invalid value: "missing-client": does not name a container in '
+                 "podTemplate.spec.containers",)),
+    Case("inter-pod GMS layout is immutable", old=beta_dgd(), new=beta_dgd(_gms("InterPod")),
+         errors=(f'{GMS}.mode: Invalid value: "InterPod": {GMS_TOGGLE}',)),
+    Case("inter-pod GMS layout removal is immutable", old=beta_dgd(_gms("InterPod")), new=beta_dgd(),
+         errors=(f"{GMS}.mode: Invalid value: null: {GMS_TOGGLE}",)),
+    Case("inter-pod failover toggle is immutable", old=beta_dgd(_gms("InterPod")),
+         new=beta_dgd(_both(_gms("InterPod"), _failover(mode="InterPod", numShadows=1))),
+         errors=(f'{W}.experimental.failover: Invalid value: {{"mode":"InterPod","numShadows":1}}: {FAILOVER_TOGGLE}',)),
+    Case("inter-pod failover removal is immutable",
+         old=beta_dgd(_both(_gms("InterPod"), _failover(mode="InterPod", numShadows=1))), new=beta_dgd(),
+         errors=(f"{GMS}.mode: Invalid value: null: {GMS_TOGGLE}",
+                 f"{W}.experimental.failover: Invalid value: null: {FAILOVER_TOGGLE}")),
+    Case("grove.forceScalingGroup addition is immutable", old=beta_dgd(), new=beta_dgd(_grove_fsg(True)),
+         errors=(f"{W}.experimental.grove.forceScalingGroup: Invalid value: true: {FSG_TOGGLE}",)),
+    Case("grove.forceScalingGroup removal is immutable", old=beta_dgd(_grove_fsg(True)), new=beta_dgd(),
+         errors=(f"{W}.experimental.grove.forceScalingGroup: Invalid value: null: {FSG_TOGGLE}",)),
+    Case("unchanged grove.forceScalingGroup update reaches the webhook", old=beta_dgd(_grove_fsg(True)),
+         new=beta_dgd(_grove_fsg(True))),
+    Case("explicit false grove.forceScalingGroup addition reaches the webhook", old=beta_dgd(_grove_fsg(None)),
+         new=beta_dgd(_grove_fsg(False))),
+    Case("grove block removal with retained experimental is immutable", old=beta_dgd(_grove_fsg(True)),
+         new=beta_dgd(_grove_fsg(None)),
+         errors=(f"{W}.experimental.grove.forceScalingGroup: Invalid value: null: {FSG_TOGGLE}",)),
+    Case("inter-pod failover shadow count is immutable",
+         old=alpha_dgd(lambda d: enable_alpha_inter_failover(worker(d), 1)),
+         new=alpha_dgd(lambda d: enable_alpha_inter_failover(worker(d), 2)),
+         errors=("spec.components[0].experimental.failover.numShadows: Invalid value: 2: is immutable for inter-pod "
+                 "GMS failover; delete and recreate the DynamoGraphDeployment to change it",)),
+    Case("scaling adapter blocks direct replica changes", old=beta_dgd(_adapter(2)), new=beta_dgd(_adapter(3)),
+         username=REGULAR_USER, errors=(ADAPTER_OWNS,)),
+    Case("scaling adapter fails closed without user info", old=beta_dgd(_adapter(2)), new=beta_dgd(_adapter(3)),
+         errors=(ADAPTER_OWNS,)),
+    Case("scaling adapter removal cannot bypass replica ownership", old=beta_dgd(_adapter(2)),
+         new=beta_dgd(_adapter(3, adapter=False)), username=REGULAR_USER, errors=(ADAPTER_OWNS,)),
+    Case("operator can change scaling-adapter-owned replicas", old=beta_dgd(_adapter(2)), new=beta_dgd(_adapter(3)),
+         username=OPERATOR, operator=True),
+    Case("restart id cannot change during active rolling update", old=beta_dgd(_rolling("old", "InProgress")),
+         new=beta_dgd(lambda d: d["spec"].update(restart={"id": "new"})),
+         errors=('spec.restart.id: Invalid value: "new": cannot be changed while a rolling update is InProgress',)),
+    Case("restart id can stay unchanged during active rolling update", old=beta_dgd(_rolling("same", "InProgress")),
+         new=beta_dgd(lambda d: d["spec"].update(restart={"id": "same"}))),
+    Case("restart id can change after completed rolling update", old=beta_dgd(_rolling("old", "Completed")),
+         new=beta_dgd(lambda d: d["spec"].update(restart={"id": "new"}))),
+    Case("restart id is required on update", old=beta_dgd(), new=beta_dgd(lambda d: d["spec"].update(restart={"id": ""})),
+         errors=('spec.restart.id: Invalid value: "": spec.restart.id in body should be at least 1 chars long',)),
+    Case("duplicate restart order is rejected on update", old=beta_dgd(),
+         new=beta_dgd(_restart("Sequential", "frontend", "worker", "worker")),
+         errors=('spec.restart.strategy.order: Invalid value: ["frontend","worker","worker"]: must be unique',)),
+    Case("unknown restart order component is rejected on update", old=beta_dgd(),
+         new=beta_dgd(_restart("Sequential", "frontend", "ghost")),
+         errors=('spec.restart.strategy.order[1]: Unsupported value: "ghost": supported values: "frontend", "worker"',)),
+    Case("incomplete restart order is rejected on update", old=beta_dgd(), new=beta_dgd(_restart("Sequential", "worker")),
+         errors=('spec.restart.strategy.order: Invalid value: ["worker"]: must have the same number of unique '
+                 "components as the deployment",)),
+    Case("empty sequential restart order is valid on update", old=beta_dgd(), new=beta_dgd(_restart("Sequential"))),
+    Case("complete sequential restart order is valid on update", old=beta_dgd(),
+         new=beta_dgd(_restart("Sequential", "frontend", "worker"))),
+    Case("parallel restart without order is valid on update", old=beta_dgd(), new=beta_dgd(_restart("Parallel"))),
+    Case("parallel restart rejects order on update", old=beta_dgd(), new=beta_dgd(_restart("Parallel", "frontend", "worker")),
+         errors=("spec.restart.strategy.order: Forbidden: cannot be specified when strategy is parallel",)),
+    Case("v1beta1 backend framework update reaches the webhook and warns", old=beta_dgd(),
+         new=beta_dgd(lambda d: d["spec"].update(backendFramework="sglang")),
+         errors=('spec.backendFramework: Invalid value: "sglang": is immutable and cannot be changed after creation',),
+         warnings=("Changing spec.backendFramework may cause unexpected behavior",)),
+]
+
+
+def _grove_rules_forcing() -> list[Case]:
+    """The Grove forceScalingGroup create cases (Go file order: after the power rules)."""
+    return [
+        Case("component grove.forceScalingGroup requires Grove", beta_dgd(_grove_fsg(True)), grove=False,
+             errors=(f"{W}.experimental.grove.forceScalingGroup: Forbidden: is currently supported only for "
+                     "Grove-backed DynamoGraphDeployment components",)),
+        Case("v1beta1 grove.forceScalingGroup on a single-node component reaches the webhook", beta_dgd(_grove_fsg(True))),
+        Case("v1beta1 redundant grove.forceScalingGroup on a multinode component reaches the webhook",
+             beta_dgd(_both(_set("multinode", {"nodeCount": 2}), _grove_fsg(True)))),
+    ]
+
+
 NEWER_POWER = ("power rules: a gpu-power-limit annotation needs the nvidia.com/gpu.product node selector "
                "(api-and-validation.md rule 19); the same case with the selector is checked below")
 #: Refused for the missing selector (an update ratchets it when OLD already lacked it).
@@ -811,7 +1021,7 @@ POWER_WITH_PRODUCT = [replace(c, name=f"{c.name} (with gpu.product selector)") f
 
 CASES = [*CREATE_RULES, *CROSS_VERSION, *REPLICAS, *POWER_RULES, *POWER_WITH_PRODUCT, *FEATURES,
          *SOURCE_VERSION, *ALPHA_AND_ROOT,
-         *OVERRIDES_AND_ANNOTATIONS]
+         *OVERRIDES_AND_ANNOTATIONS, *_grove_rules_forcing(), *ANNOTATIONS_AND_UPDATES]
 
 
 @pytest.mark.parametrize("case", params(CASES, GO))

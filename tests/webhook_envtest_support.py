@@ -136,14 +136,15 @@ def envtest_text(error: FieldError) -> str:
 
 
 def admission(new: Wire, old: Wire | None = None, *, plat: Platform | None = None) -> tuple[list[str], list[str]]:
-    """The errors and warnings of ``validate [--old] --mode operator`` for ``new``."""
+    """The errors and warnings of ``validate [--old] --mode operator`` for ``new`` (sent as written,
+    as the envtest's client sends it: ``--client kubectl``)."""
     plat = plat or platform()
     try:
         loaded = load_documents(copy.deepcopy(new)).loaded[0]
         old_obj = load_documents(copy.deepcopy(old)).loaded[0].object if old is not None else None
     except GraphValidationError as exc:
         return [envtest_text(e) for e in exc.errors], list(exc.warnings)
-    verdict = judge(loaded, plat, old=old_obj, mode="operator")
+    verdict = judge(loaded, plat, old=old_obj, mode="operator", client="kubectl")
     return [envtest_text(e) for e in verdict.validate_errors()], list(verdict.warnings)
 
 

@@ -261,12 +261,23 @@ def render_graph(
     ns = check_namespace(_namespace(graph, namespace)) or DEFAULT_NAMESPACE
     dra = DraInventory.of(objects, ns, platform.cluster.resource_claim_gpus)
     defaulted = _default(graph, platform)
-    if isinstance(defaulted, DynamoGraphDeployment):
-        result = render_graph_deployment(defaulted, platform, ns, dra)
-    else:
-        result = render_component_deployment(defaulted, platform, ns, dra)
+    try:
+        if isinstance(defaulted, DynamoGraphDeployment):
+            result = render_graph_deployment(defaulted, platform, ns, dra)
+        else:
+            result = render_component_deployment(defaulted, platform, ns, dra)
+    except ValidationError as exc:
+        raise _beyond_beta_schema(exc) from None
     check_rendered_names([*result.components, *result.objects], _name_sources(defaulted))
     return result
+
+
+def _beyond_beta_schema(exc: ValidationError) -> RenderError:
+    """A v1alpha1 value the alpha schema admits beyond v1beta1's bounds (``failover.numShadows: 2``)
+    reaches the webhook as written, but the renderer builds v1beta1 objects and cannot hold it."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return RenderError(f"{where}: {first['msg']}: the value is beyond the v1beta1 schema, which rendering builds on")
 
 
 def _name_sources(graph: Graph) -> NameSources:

@@ -10,8 +10,11 @@
   (:func:`dynamo_pulumi.deploy_mode.operator_only_errors`); what the webhook would have refused is
   reported as a planned replacement (the rendered objects it touches are replaced or updated).
 
-Replicas of a component with a ``scalingAdapter`` are never sent by Pulumi (``ignore_changes``:
-the adapter owns them), so they are compared as sent: OLD's value.
+Who sends NEW matters for one rule: replicas of a component with a ``scalingAdapter`` belong to
+the adapter, and the webhook refuses a direct change of them. ``client="kubectl"`` (``validate
+--old``: the file applied as written, as ``kubectl apply`` or Argo sends it) judges those replicas
+as written; ``client="pulumi"`` (``diff``, the components) never sends them (``ignore_changes``),
+so they are compared as sent: OLD's value, and the update stays allowed.
 
 Operator mode has a second source of replacements: the custom resource's ``replacement_trigger``
 (:mod:`.immutable_identity`) also changes when an "immutable once set" value is set where none
@@ -23,6 +26,7 @@ the webhook admits the update).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.deploy_mode import Mode, check_mode, operator_only_errors
@@ -79,12 +83,20 @@ def as_sent(old: Graph, new: Graph) -> Graph:
     return new
 
 
+#: Who sends the update: Pulumi (adapter-owned replicas left out) or kubectl (the file as written).
+Client = Literal["pulumi", "kubectl"]
+CLIENTS: tuple[Client, ...] = ("pulumi", "kubectl")
+
+
 def update_verdict(
-    old: Graph, new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None
+    old: Graph, new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None,
+    client: Client = "pulumi",
 ) -> UpdateVerdict:
-    """The verdict on replacing ``old`` (as applied before) with the loaded ``new``."""
+    """The verdict on replacing ``old`` (as applied before) with the loaded ``new``, sent by ``client``."""
     checked = check_mode(mode)
-    sent = as_sent(old, new.object)  # type: ignore[arg-type]
+    if client not in CLIENTS:
+        raise ValueError(f"client must be one of {', '.join(CLIENTS)}, not {client!r}")
+    sent = as_sent(old, new.object) if client == "pulumi" else new.object  # type: ignore[arg-type]
     update = validate_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
     update_errors = _as_the_webhook_reports(update.errors, new)
     create = validate_loaded(new, platform, namespace)  # already at the paths the user wrote
