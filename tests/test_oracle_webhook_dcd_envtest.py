@@ -30,7 +30,7 @@ MIN_AVAILABLE_GROVE_ONLY = ("spec.minAvailable: Forbidden: is currently supporte
                             "DynamoGraphDeployment components")
 
 
-def _spec(**fields: object):  # noqa: ANN202
+def _spec(**fields: object):
     """An edit setting fields of ``spec`` (``None`` deletes one)."""
     def edit(dcd: dict) -> None:
         for key, value in fields.items():
@@ -41,7 +41,7 @@ def _spec(**fields: object):  # noqa: ANN202
     return edit
 
 
-def _both(*edits):  # noqa: ANN202
+def _both(*edits):
     def edit(dcd: dict) -> None:
         for e in edits:
             e(dcd)
@@ -52,7 +52,7 @@ def _label(dcd: dict) -> None:
     dcd["metadata"]["labels"] = {"updated": "true"}
 
 
-def _main_image(image: str):  # noqa: ANN202
+def _main_image(image: str):
     """The main image, in either version."""
     def edit(dcd: dict) -> None:
         spec = dcd["spec"]
@@ -248,12 +248,210 @@ SHARED = [
                 gpuMemoryService={**INTRA_GMS, "extraClientContainers": ["Bad_Name"]}),
          errors=('spec.gpuMemoryService.extraClientContainers[0]: Invalid value: "Bad_Name": '
                  f"spec.gpuMemoryService.extraClientContainers[0] in body should match {DNS_PATTERN}",)),
+    Case("deprecated checkpoint mode with checkpointRef is accepted",
+         newer="checkpoint rules: a worker-class checkpointRef only on DGD-managed components (api-and-validation.md)",
+         new=shared(componentType="worker", checkpoint={"enabled": True, "mode": "Manual",
+                                                    "checkpointRef": "existing-checkpoint"})),
     Case("checkpoint job with checkpointRef is rejected by source CEL",
          shared(componentType="worker", checkpoint={"enabled": True, "checkpointRef": "existing-checkpoint", "job": {}}),
          errors=("spec.checkpoint: Invalid value: checkpoint.job cannot be set when checkpointRef is specified",)),
 ]
 
-CASES = [*BASELINE, *CEL, *SHARED]
+EPP_NEWER = ("newer EPP messages: multinode refused for every non-worker type, and the EPP runtime contract "
+             "(eppConfig required only below runtime 1.5.0) in place of \"is required for EPP components\"")
+GMS_SAVER_JOB = {"gmsClientContainers": ["gms-saver"]}
+GPU_REQUIRED = ("spec.experimental.gpuMemoryService: Forbidden: GPU memory service requires "
+                "podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1")
+EPP_REQUIRED = "spec.eppConfig: Required value: is required for EPP components"
+EPP_EXACTLY_ONE = "spec.eppConfig: Forbidden: exactly one of configMapRef or config is required"
+EPP_CEL = "spec.eppConfig: Invalid value: exactly one of configMapRef or config must be specified"
+EPP_BOTH = {"configMapRef": {"name": "epp-config", "key": ""}, "config": {"plugins": [], "schedulingProfiles": []}}
+EPP_MAP = {"configMapRef": {"name": "epp-config", "key": ""}}
+MAIN_ONLY = {"name": "main", "image": "main:1.1.0"}
+INTER_GMS = {"enabled": True, "mode": "interPod"}
+
+
+def _intra_gms_beta(*clients: str):
+    def edit(dcd: dict) -> None:
+        dcd["spec"]["experimental"] = {"gpuMemoryService": {"mode": "IntraPod"}}
+        dcd["spec"]["podTemplate"] = gpu_main()
+        if clients:
+            dcd["spec"]["experimental"]["gpuMemoryService"]["extraClientContainers"] = list(clients)
+    return edit
+
+
+def _pod_template(*containers: dict, init: tuple[dict, ...] = (), annotations: dict | None = None):
+    template: dict = {"spec": {"containers": list(containers)}}
+    if init:
+        template["spec"]["initContainers"] = list(init)
+    if annotations:
+        template["metadata"] = {"annotations": annotations}
+    return _spec(podTemplate=template)
+
+
+GMS_AND_MORE = [
+    Case("checkpoint GMS clients require GMS",
+         shared(componentType="worker", checkpoint={"enabled": True, "identity": IDENTITY, "job": GMS_SAVER_JOB}),
+         errors=("spec.experimental.checkpoint.job.gmsClientContainers: Forbidden: requires gpuMemoryService to be "
+                 "set",)),
+    Case("checkpoint GMS client names are validated by the source schema",
+         shared(componentType="worker", gpuMemoryService=INTRA_GMS,
+                checkpoint={"identity": IDENTITY, "job": {"gmsClientContainers": ["Bad_Name"]}}),
+         errors=('spec.checkpoint.job.gmsClientContainers[0]: Invalid value: "Bad_Name": '
+                 f"spec.checkpoint.job.gmsClientContainers[0] in body should match {DNS_PATTERN}",)),
+    Case("frontend sidecar without extra containers is accepted", shared(frontendSidecar={"image": "frontend:latest"})),
+    Case("frontend sidecar container-name collision is rejected",
+         shared(frontendSidecar={"image": "frontend:latest"}, extraPodSpec={
+             "containers": [{"name": "sidecar-frontend", "image": "conflict:latest"}], "mainContainer": MAIN_ONLY}),
+         errors=('spec.frontendSidecar: Forbidden: cannot inject frontend sidecar: a container named '
+                 '"sidecar-frontend" already exists in extraPodSpec.containers',)),
+    Case("frontend sidecar with non-conflicting containers is accepted",
+         shared(frontendSidecar={"image": "frontend:latest"}, extraPodSpec={
+             "containers": [{"name": "other-sidecar", "image": "other:latest"}], "mainContainer": MAIN_ONLY})),
+    Case("GMS rejects non-worker components",
+         shared(componentType="frontend", resources=WORKER_GPU, gpuMemoryService={"enabled": True}),
+         errors=("spec.experimental.gpuMemoryService: Forbidden: GPU memory service is only supported for worker, "
+                 "prefill, or decode components",)),
+    Case("GMS requires a GPU", shared(componentType="worker", gpuMemoryService={"enabled": True}),
+         errors=(GPU_REQUIRED,)),
+    Case("GMS extra client container reference must resolve", beta_dcd(_intra_gms_beta("missing-client")),
+         errors=('spec.experimental.gpuMemoryService.extraClientContainers[0]: Invalid value: "missing-client": does '
+                 "not name a container in podTemplate.spec.containers",)),
+    Case("GMS extra client container update reports one indexed cause", old=beta_dcd(_intra_gms_beta()),
+         new=beta_dcd(_intra_gms_beta("missing-client")),
+         errors=('spec.experimental.gpuMemoryService.extraClientContainers[0]: Invalid value: "missing-client": does '
+                 "not name a container in podTemplate.spec.containers",)),
+    Case("GMS accepts GPU requests when limits are unset",
+         shared(componentType="worker", resources={"requests": {"gpu": "1"}}, gpuMemoryService={"enabled": True})),
+    Case("GMS rejects non-numeric GPU limits",
+         shared(componentType="worker", resources={"limits": {"gpu": "not-a-number"}},
+                gpuMemoryService={"enabled": True}),
+         errors=(GPU_REQUIRED,)),
+    Case("checkpoint GMS clients reject inter-pod GMS",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTER_GMS,
+                checkpoint={"enabled": True, "identity": IDENTITY, "job": GMS_SAVER_JOB}),
+         errors=("spec.experimental.checkpoint.job.gmsClientContainers: Forbidden: is only supported with "
+                 "gpuMemoryService.mode=IntraPod",
+                 "spec.experimental.checkpoint: Forbidden: Snapshot with gpuMemoryService.mode=InterPod is "
+                 "unsupported")),
+    Case("checkpoint GMS clients accept intra-pod GMS",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTRA_GMS,
+                checkpoint={"identity": IDENTITY, "job": GMS_SAVER_JOB})),
+    Case("standalone inter-pod GMS is accepted",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTER_GMS)),
+    Case("intra-pod GMS is accepted", shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTRA_GMS)),
+    Case("unset GMS mode is accepted",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService={"enabled": True})),
+    Case("inter-pod failover requires GMS",
+         shared(componentType="worker", resources=WORKER_GPU,
+                failover={"enabled": True, "mode": "interPod", "numShadows": 1}),
+         errors=('spec.experimental.failover: Forbidden: gpuMemoryService is required when failover mode is '
+                 '"InterPod"',)),
+    Case("inter-pod failover requires matching GMS mode",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTRA_GMS,
+                failover={"enabled": True, "mode": "interPod", "numShadows": 1}),
+         errors=('spec.experimental.failover.mode: Invalid value: "InterPod": must match gpuMemoryService.mode '
+                 '"IntraPod"',)),
+    Case("matching inter-pod GMS failover is accepted",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTER_GMS,
+                failover={"enabled": True, "mode": "interPod", "numShadows": 1})),
+    Case("disabled failover permits dormant shadow configuration",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTER_GMS,
+                failover={"enabled": False, "numShadows": 2})),
+    Case("intra-pod failover rejects multiple shadows",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTRA_GMS,
+                failover={"enabled": True, "mode": "intraPod", "numShadows": 2}),
+         errors=('spec.failover.numShadows: Invalid value: 2: is invalid for mode="intraPod": intraPod uses a fixed 1 '
+                 'primary + 1 shadow sidecar; use failover.mode="interPod" to configure numShadows',)),
+    Case("single-shadow intra-pod failover is accepted",
+         shared(componentType="worker", resources=WORKER_GPU, gpuMemoryService=INTRA_GMS,
+                failover={"enabled": True, "mode": "intraPod", "numShadows": 1})),
+    Case("deprecated autoscaling emits a warning",
+         shared(replicas=3, autoscaling={"enabled": True, "minReplicas": 1, "maxReplicas": 10}),
+         warnings=("spec.autoscaling is deprecated and ignored. Use DynamoGraphDeploymentScalingAdapter with HPA, KEDA, "
+                   "or Planner for autoscaling instead. See docs/kubernetes/autoscaling.md",)),
+    Case("deprecated dynamo namespace warning shows calculated namespace",
+         alpha_dcd(_both(lambda d: d["metadata"].update(namespace="hannahz", ownerReferences=[{
+             "apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment", "name": "trtllm-disagg",
+             "uid": "test-owner"}]), _spec(dynamoNamespace="my-custom-namespace"))),
+         warnings=('spec.dynamoNamespace is deprecated and ignored. Value "my-custom-namespace" will be replaced with '
+                   '"hannahz-trtllm-disagg". Remove this field from your configuration',)),
+    Case("v1alpha1 EPP cannot be multinode", newer=EPP_NEWER,
+         new=shared(componentType="epp", multinode={"nodeCount": 2}),
+         errors=("spec.multinode: Forbidden: EPP component cannot be multinode", EPP_REQUIRED)),
+    Case("v1alpha1 EPP requires one replica", newer=EPP_NEWER,
+         new=shared(componentType="epp", replicas=2),
+         errors=("spec.replicas: Invalid value: 2: EPP component must have exactly 1 replica", EPP_REQUIRED)),
+    Case("v1alpha1 EPP requires configuration", newer=EPP_NEWER,
+         new=shared(componentType="epp"), errors=(EPP_REQUIRED,)),
+    Case("v1beta1 EPP without configuration reaches and is rejected by the v1beta1 webhook", newer=EPP_NEWER,
+         new=beta_dcd(_spec(type="epp")), errors=(EPP_REQUIRED,)),
+    Case("v1alpha1 empty EPP config reaches and is rejected by the webhook", shared(componentType="epp", eppConfig={}),
+         errors=(EPP_EXACTLY_ONE,)),
+    Case("v1beta1 empty EPP config is rejected by source CEL", beta_dcd(_spec(type="epp", eppConfig={})),
+         errors=(EPP_CEL,)),
+    Case("v1alpha1 conflicting EPP config reaches and is rejected by the webhook",
+         shared(componentType="epp", eppConfig=EPP_BOTH), errors=(EPP_EXACTLY_ONE,)),
+    Case("v1beta1 conflicting EPP config is rejected by source CEL", beta_dcd(_spec(type="epp", eppConfig=EPP_BOTH)),
+         errors=(EPP_CEL,)),
+    Case("v1alpha1 EPP config map without a name reaches and is rejected by the webhook",
+         shared(componentType="epp", eppConfig={"configMapRef": {"key": ""}}),
+         errors=("spec.eppConfig.configMapRef.name: Required value: is required",)),
+    Case("valid v1alpha1 EPP config reaches the webhook", shared(componentType="epp", replicas=1, eppConfig=EPP_MAP)),
+    Case("valid v1beta1 EPP config reaches the v1beta1 webhook",
+         beta_dcd(_spec(type="epp", replicas=1, eppConfig=EPP_MAP))),
+    Case("v1beta1 sidecar without image is rejected by CEL", beta_dcd(_pod_template({"name": "main"}, {"name": "metrics"})),
+         errors=("spec.podTemplate.spec.containers[1]: Invalid value: sidecar containers must specify a non-empty "
+                 "image",)),
+    Case("v1alpha1 sidecar without image reaches the webhook",
+         alpha_dcd(_spec(extraPodSpec={"containers": [{"name": "metrics"}], "mainContainer": MAIN_ONLY}))),
+    Case("v1beta1 init container without image is rejected by CEL",
+         beta_dcd(_pod_template({"name": "main"}, init=({"name": "prepare"},))),
+         errors=("spec.podTemplate.spec.initContainers[0]: Invalid value: init containers must specify a non-empty "
+                 "image",)),
+    Case("v1alpha1 init container without image reaches the webhook",
+         alpha_dcd(_spec(extraPodSpec={"initContainers": [{"name": "prepare"}], "mainContainer": MAIN_ONLY}))),
+    Case("v1beta1 invalid pod template backend annotation is rejected by CEL",
+         beta_dcd(_pod_template({"name": "main"}, annotations={"nvidia.com/vllm-distributed-executor-backend": "invalid"})),
+         errors=("spec.podTemplate.metadata.annotations: Invalid value: podTemplate backend annotation must be mp or "
+                 "ray, case-insensitively",)),
+    Case("v1beta1 discovery annotation survives the generated DCD API server round trip",
+         beta_dcd(_pod_template(MAIN_ONLY, annotations={"nvidia.com/vllm-distributed-executor-backend": "RaY",
+                                                        "nvidia.com/dynamo-kube-discovery-mode": "container"}))),
+    Case("v1alpha1 invalid extra pod metadata annotation reaches the webhook",
+         alpha_dcd(_spec(extraPodMetadata={"annotations": {"nvidia.com/vllm-distributed-executor-backend": "invalid"}}))),
+    Case("valid v1beta1 deployment reaches the v1beta1 webhook", beta_dcd()),
+    Case("v1alpha1 update without changes reaches the webhook", old=alpha_dcd(_spec(backendFramework="sglang")),
+         new=alpha_dcd(_spec(backendFramework="sglang"))),
+    Case("v1beta1 update without changes reaches the v1beta1 webhook", old=beta_dcd(), new=beta_dcd()),
+    Case("v1alpha1 backend framework update reaches and is rejected by the webhook",
+         old=alpha_dcd(_spec(backendFramework="sglang")), new=alpha_dcd(_spec(backendFramework="vllm")),
+         errors=('spec.backendFramework: Invalid value: "vllm": is immutable and cannot be changed after creation',),
+         warnings=("Changing spec.backendFramework may cause unexpected behavior",)),
+    Case("v1beta1 backend framework update reaches and is rejected by the v1beta1 webhook",
+         old=beta_dcd(_spec(backendFramework="sglang")), new=beta_dcd(_spec(backendFramework="vllm")),
+         errors=('spec.backendFramework: Invalid value: "vllm": is immutable and cannot be changed after creation',),
+         warnings=("Changing spec.backendFramework may cause unexpected behavior",)),
+    Case("v1alpha1 replicas update reaches the webhook", old=alpha_dcd(_spec(backendFramework="sglang", replicas=1)),
+         new=alpha_dcd(_spec(backendFramework="sglang", replicas=3))),
+    Case("v1beta1 replicas update reaches the v1beta1 webhook", old=beta_dcd(_spec(replicas=1)),
+         new=beta_dcd(_spec(replicas=3))),
+    Case("v1beta1 multinode layout change is rejected by the shared update validator", old=beta_dcd(),
+         new=beta_dcd(_spec(multinode={"nodeCount": 2})),
+         errors=('spec.multinode: Invalid value: {"nodeCount":2}: cannot change node topology between single-node '
+                 "and multi-node after creation",)),
+    Case("v1alpha1 update aggregates create and DCD-specific update errors",
+         old=shared(componentType="worker", replicas=1, minAvailable=1, resources=WORKER_GPU,
+                    gpuMemoryService=INTER_GMS, failover={"enabled": True, "mode": "interPod", "numShadows": 1}),
+         new=shared(componentType="worker", replicas=1, minAvailable=1, resources=WORKER_GPU,
+                    gpuMemoryService=INTER_GMS, failover={"enabled": True, "mode": "interPod", "numShadows": 2}),
+         errors=(MIN_AVAILABLE_GROVE_ONLY,
+                 "spec.experimental.failover.numShadows: Invalid value: 2: is immutable for inter-pod GMS failover; "
+                 "delete and recreate the DynamoComponentDeployment to change it")),
+]
+
+
+CASES = [*BASELINE, *CEL, *SHARED, *GMS_AND_MORE]
 
 
 @pytest.mark.parametrize("case", params(CASES, GO))

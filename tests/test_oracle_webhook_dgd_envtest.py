@@ -52,7 +52,7 @@ DRA_POWER = (f'Forbidden: cannot be combined with annotation "{POWER}": power-aw
              "DRA-backed device allocation")
 
 
-def _set(path: str, value: object):  # noqa: ANN202 - a tiny edit builder
+def _set(path: str, value: object):
     """An edit setting the worker's dotted ``path`` to ``value`` (``None`` deletes it)."""
     def edit(dgd: dict) -> None:
         target = worker(dgd)
@@ -66,7 +66,7 @@ def _set(path: str, value: object):  # noqa: ANN202 - a tiny edit builder
     return edit
 
 
-def _both(*edits):  # noqa: ANN202
+def _both(*edits):
     def mutate(dgd: dict) -> None:
         for edit in edits:
             edit(dgd)
@@ -96,7 +96,7 @@ def _containers(*extra: dict, init: tuple[dict, ...] = ()) -> dict:
     return {"spec": spec}
 
 
-def _alpha_pod_spec(**pod_spec: object):  # noqa: ANN202
+def _alpha_pod_spec(**pod_spec: object):
     """``ExtraPodSpec{MainContainer, PodSpec}``: the pod spec is inlined."""
     return _set("extraPodSpec", {"mainContainer": {"image": IMAGE}, **pod_spec})
 
@@ -254,7 +254,7 @@ def _drop_power(dgd: dict) -> None:
     worker(dgd)["podTemplate"]["metadata"]["annotations"].pop(POWER)
 
 
-def _claim(**claim: str):  # noqa: ANN202
+def _claim(**claim: str):
     return lambda d: set_beta_claim(d, claim)
 
 
@@ -288,10 +288,10 @@ def _alpha_unrelated(dgd: dict) -> None:
 def _power_rules_of(product: str | None) -> list[Case]:
     """The power cases; ``product`` adds the gpu.product node selector the newer rules require."""
 
-    def _power(watts: str = "300", gpus: str = "1", nodes: int = 2):  # noqa: ANN202
+    def _power(watts: str = "300", gpus: str = "1", nodes: int = 2):
         return lambda d: set_beta_power(d, watts, gpus, nodes, product)
 
-    def _alpha_power(watts: str = "300", gpus: str = "1", nodes: int = 2):  # noqa: ANN202
+    def _alpha_power(watts: str = "300", gpus: str = "1", nodes: int = 2):
         return lambda d: set_alpha_power(d, watts, gpus, nodes, product)
 
     return [
@@ -359,23 +359,23 @@ def _power_rules_of(product: str | None) -> list[Case]:
              new=alpha_dgd(_both(_alpha_power(), _alpha_unrelated))),
     ]
 
-def _kvt(**policy: object):  # noqa: ANN202
+def _kvt(**policy: object):
     return lambda d: d["spec"].update(experimental={"kvTransferPolicy": policy})
 
 
-def _gms(mode: str, **extra: object):  # noqa: ANN202
+def _gms(mode: str, **extra: object):
     def edit(dgd: dict) -> None:
         enable_beta_gms(worker(dgd), mode)
         worker(dgd)["experimental"]["gpuMemoryService"].update(extra)
     return edit
 
 
-def _add_containers(*names: str):  # noqa: ANN202
+def _add_containers(*names: str):
     return lambda d: worker(d)["podTemplate"]["spec"]["containers"].extend(
         {"name": n, "image": f"{n}:latest"} for n in names)
 
 
-def _failover(**failover: object):  # noqa: ANN202
+def _failover(**failover: object):
     return lambda d: worker(d).setdefault("experimental", {}).update(failover=failover)
 
 
@@ -513,7 +513,7 @@ FEATURES = [
 ]
 
 
-def _alpha_frontend(**extra: object):  # noqa: ANN202
+def _alpha_frontend(**extra: object):
     return lambda d: d["spec"]["services"].update(frontend={
         "componentType": "frontend", "runtimeVersionOverride": "1.1.0",
         "extraPodSpec": {"mainContainer": {"image": IMAGE}}, **extra})
@@ -562,7 +562,7 @@ def _alpha_gms_gpu(dgd: dict) -> None:
     worker(dgd)["gpuMemoryService"] = {"enabled": True, "mode": "intraPod"}
 
 
-def _epp(config: dict):  # noqa: ANN202
+def _epp(config: dict):
     return _both(_set("type", "epp"), _set("eppConfig", config))
 
 
@@ -571,17 +571,17 @@ BOUNDARY_COMPONENT = "w" + "x" * 36
 TOO_LONG_COMPONENT = BOUNDARY_COMPONENT + "x"
 
 
-def _long_names(component: str):  # noqa: ANN202
+def _long_names(component: str):
     return _both(lambda d: d["metadata"].update(name=LONG_DGD), _set("name", component))
 
 
-def _topology(**constraint: object):  # noqa: ANN202
+def _topology(**constraint: object):
     """``spec.topologyConstraint`` (the Go cases' ``Generation = 2`` is dropped: the API server sets a
     created object's generation itself)."""
     return lambda d: d["spec"].update(topologyConstraint=constraint)
 
 
-def _component_topology(index: int, **constraint: object):  # noqa: ANN202
+def _component_topology(index: int, **constraint: object):
     return lambda d: d["spec"]["components"][index].update(topologyConstraint=constraint)
 
 
@@ -705,11 +705,11 @@ def _clique(domain: str) -> dict:
     return {"topologyConstraint": {"topologyName": "grove-topology", "pack": {"required": domain}}}
 
 
-def _root_override(target: str = "PodCliqueSet", value: object = PCS_TOPOLOGY, api_version: str = GROVE_API):  # noqa: ANN202
+def _root_override(target: str = "PodCliqueSet", value: object = PCS_TOPOLOGY, api_version: str = GROVE_API):
     return lambda d: d["spec"].update(providerOverride=_override(target, value, api_version))
 
 
-def _annotate(**annotations: str):  # noqa: ANN202
+def _annotate(**annotations: str):
     return lambda d: d["metadata"].update(annotations=dict(annotations))
 
 
@@ -718,7 +718,7 @@ def _component_provider(dgd: dict) -> None:
     dgd["metadata"]["annotations"] = {"nvidia.com/workload-provider": "component", "nvidia.com/enable-grove": "false"}
 
 
-def _leader_override(target: str, api_version: str = GROVE_API):  # noqa: ANN202
+def _leader_override(target: str, api_version: str = GROVE_API):
     return _set("multinode", {"nodeCount": 2, "leader": {"providerOverride": _override(target, _clique("host"),
                                                                                      api_version)}})
 
@@ -807,7 +807,7 @@ def _extra_component(env: bool = False) -> dict:
             "podTemplate": {"spec": {"containers": [container]}}}
 
 
-def _restart(kind: str, *order: str):  # noqa: ANN202
+def _restart(kind: str, *order: str):
     """``betaRestart``."""
     strategy: dict = {"type": kind}
     if order:
@@ -815,14 +815,14 @@ def _restart(kind: str, *order: str):  # noqa: ANN202
     return lambda d: d["spec"].update(restart={"id": "roll", "strategy": strategy})
 
 
-def _rolling(restart_id: str, phase: str):  # noqa: ANN202
+def _rolling(restart_id: str, phase: str):
     def edit(dgd: dict) -> None:
         dgd["spec"]["restart"] = {"id": restart_id}
         dgd["status"] = {"rollingUpdate": {"phase": phase}}
     return edit
 
 
-def _adapter(replicas: int, adapter: bool = True):  # noqa: ANN202
+def _adapter(replicas: int, adapter: bool = True):
     def edit(dgd: dict) -> None:
         w = worker(dgd)
         w["replicas"] = replicas
@@ -831,7 +831,7 @@ def _adapter(replicas: int, adapter: bool = True):  # noqa: ANN202
     return edit
 
 
-def _grove_fsg(value: bool | None):  # noqa: ANN202
+def _grove_fsg(value: bool | None):
     return _set("experimental", {} if value is None else {"grove": {"forceScalingGroup": value}})
 
 

@@ -16,7 +16,6 @@ the user wrote, so admission errors can be reported there.
 from __future__ import annotations
 
 import copy
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
