@@ -109,3 +109,21 @@ def test_update_verdict_refuses_an_unknown_client() -> None:
     loaded = load_documents(beta_dgd()).loaded[0]
     with pytest.raises(ValueError, match="client must be one of pulumi, kubectl"):
         update_verdict(loaded.object, loaded, Platform(), "operator", client="argo")  # type: ignore[arg-type]
+
+
+def _root_override_errors(value: dict) -> list[str]:
+    return admission_errors(beta_dgd(lambda d: d["spec"].update(providerOverride={
+        "apiVersion": "grove.io/v1alpha1", "target": "PodCliqueSet", "value": value})))
+
+
+def test_a_key_no_grove_struct_declares_does_not_end_the_decoding_check() -> None:
+    """``aaa`` sorts before ``template`` and is no Grove field: the walk goes on to the bad ``pack``."""
+    errors = _root_override_errors({"spec": {"aaa": 1, "template": {"topologyConstraint": {"pack": "rack"}}}})
+    assert any("cannot unmarshal string into Go struct field TopologyConstraint" in e for e in errors), errors
+
+
+def test_a_bool_where_an_int32_belongs_does_not_decode() -> None:
+    errors = _root_override_errors({"spec": {"replicas": True, "template": {"topologyConstraint": {}}}})
+    assert errors == ["spec.providerOverride.value: Invalid value: null: does not match the registered PodCliqueSet "
+                      "schema: json: cannot unmarshal bool into Go struct field PodCliqueSetSpec.spec.replicas of "
+                      "type int32"]
