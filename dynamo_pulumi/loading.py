@@ -153,7 +153,13 @@ def load_alpha(doc: Mapping[str, Any], index: int = 0, source: str = "") -> Load
 def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str) -> LoadedObject:
     if api_version == ALPHA_API_VERSION:
         return load_alpha(doc, index=index, source=source)
-    return LoadedObject(object=parse_object(doc, source), document=index, source=source)
+    try:
+        return LoadedObject(object=parse_object(doc, source), document=index, source=source)
+    except GraphValidationError as exc:
+        from dynamo_pulumi.validation.cel import replica_cel_beside_schema  # late: only for refused input
+
+        exc.errors = [*exc.errors, *replica_cel_beside_schema(doc, exc.errors)]
+        raise
 
 
 def _load_document(

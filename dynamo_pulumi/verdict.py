@@ -93,6 +93,7 @@ def judge(
     mode: str = "render",
     objects: Sequence[Mapping[str, Any]] = (),
     for_expansion: bool = False,
+    client: str = "pulumi",
 ) -> Verdict:
     """The deployability verdict of one DGD or DCD (a loaded object keeps its v1alpha1 paths).
 
@@ -103,7 +104,8 @@ def judge(
     and a rendering refusal is no error (the operator renders in the cluster): the prediction is
     empty and a warning says why. ``for_expansion`` is ``dynamo-pulumi render``'s question, "what
     would the operator create?": features only the operator can deploy are not refused, rendering
-    refusals are (there is nothing to print without the rendering).
+    refusals are (there is nothing to print without the rendering). ``client`` says who sends an
+    update: ``"pulumi"`` leaves scaling-adapter replicas out, ``"kubectl"`` sends the file as written.
     """
     from dynamo_pulumi.deploy_mode import check_mode
 
@@ -116,7 +118,7 @@ def judge(
     errors = object_meta_errors(obj.to_wire()) + _target_namespace_errors(namespace)
     if errors:
         return _located(Verdict(kind, name, errors, mode=checked), loaded)
-    admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked)
+    admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked, client)
     outcome = Verdict(kind, name, admission.errors, admission.warnings, None, checked, admission.replacements)
     if not outcome.errors and isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
         outcome = _rendered(outcome, loaded, platform, target, objects, as_sent=checked == "operator",
@@ -205,14 +207,16 @@ def _target_namespace_errors(namespace: str | None) -> list[FieldError]:
     return [invalid("metadata.namespace", namespace, f"target namespace {p}") for p in problems]
 
 
-def _admission(loaded: LoadedObject, platform: Platform, namespace: str, old: Any, mode: Mode) -> UpdateVerdict:
+def _admission(
+    loaded: LoadedObject, platform: Platform, namespace: str, old: Any, mode: Mode, client: str = "pulumi"
+) -> UpdateVerdict:
     """Create or update admission in ``mode``, errors at the paths the user wrote (alpha paths
     for alpha); render mode adds the refusals of what needs the operator."""
     from dynamo_pulumi.validation.update_verdict import create_verdict, update_verdict
 
     if old is None:
         return create_verdict(loaded, platform, mode, namespace)
-    return update_verdict(old, loaded, platform, mode, namespace)
+    return update_verdict(old, loaded, platform, mode, namespace, client)  # type: ignore[arg-type]
 
 
 def refusal_errors(exc: RenderError, loaded: LoadedObject) -> list[FieldError]:

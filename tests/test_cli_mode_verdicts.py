@@ -63,13 +63,28 @@ def test_render_mode_validate_and_diff_report_the_rule_as_a_planned_replacement(
 @pytest.mark.parametrize("case", MUTABLE_CASES, ids=lambda c: c.id)
 def test_changes_the_webhook_accepts_update_the_dgd_in_place_in_both_commands(tmp_path, capsys, case):
     old, new, platform = _files(tmp_path, case)
-    code, out, _ = _cli(capsys, "validate", new, "--old", old, "-p", platform, "--mode", "operator")
+    # Pulumi never sends adapter-owned replicas: validate asks Pulumi's question with --client pulumi.
+    client = ["--client", "pulumi"] if case.id == "adapter-owned-replicas" else []
+    code, out, _ = _cli(capsys, "validate", new, "--old", old, "-p", platform, "--mode", "operator", *client)
     assert code == 0 and "is valid (update;" in out
     code, out, _ = _cli(capsys, "diff", old, new, "--platform", platform, "--mode", "operator", "--all")
     head = out.splitlines()[0]
     expected = "same" if case.id == "adapter-owned-replicas" else "update"
     assert head.split()[1 if head.startswith(("~", "+", "-")) else 0] == expected
     assert "reason:" not in out
+
+
+def test_validate_judges_adapter_owned_replicas_as_kubectl_sends_them(tmp_path, capsys):
+    """The file applied as written (kubectl, Argo) sends the replicas a scalingAdapter owns: the
+    webhook refuses the direct change, so ``validate --old`` (default ``--client kubectl``) does."""
+    case = next(c for c in MUTABLE_CASES if c.id == "adapter-owned-replicas")
+    old, new, platform = _files(tmp_path, case)
+    code, _, err = _cli(capsys, "validate", new, "--old", old, "-p", platform, "--mode", "operator")
+    assert code == 1
+    assert "replicas: Forbidden: cannot be modified directly when scaling adapter is enabled" in err
+    code, _, err = _cli(capsys, "validate", new, "--old", old, "-p", platform, "--mode", "operator",
+                        "--client", "kubectl")
+    assert code == 1
 
 
 def test_operator_mode_diff_lists_the_operator_objects_a_change_touches(tmp_path, capsys):

@@ -28,7 +28,11 @@ def test_validate_json_has_one_object_per_graph(tmp_path: Path, capsys: pytest.C
         "operation": "create", "valid": True, "warnings": [], "errors": [], "plannedReplacements": [],
     }
     assert second["valid"] is False and second["file"] == bad
-    (error,) = second["errors"]
+    # The schema's minimum, and beside it the CEL rule on the defaulted minAvailable (the API server
+    # runs CEL where the value still parses).
+    error, cel = second["errors"]
+    assert cel["path"] == "spec.components[1]"
+    assert cel["message"].endswith("minAvailable must be less than or equal to replicas unless replicas is 0")
     assert set(error) == ERROR_KEYS
     assert error["path"] == "spec.components[1].replicas"
     assert error["type"] == "Invalid value" and error["value"] == -2
@@ -63,10 +67,11 @@ def test_validate_github_prints_one_annotation_per_error_at_its_line(
     bad = write(tmp_path, "bad.yaml", BETA.replace("replicas: 2", "replicas: -2"))
     code, out, _ = run_cli(capsys, "validate", bad, "-o", "github")
     assert code == 1
-    (line,) = out.splitlines()
+    line, cel = out.splitlines()  # the schema's minimum, and the CEL rule beside it
     assert line.startswith(f"::error file={bad},line=17,col=7,title=DynamoGraphDeployment \"beta\"::")
     assert line.endswith("spec.components[1].replicas: Invalid value: -2: spec.components[1].replicas in body "
                          "should be greater than or equal to 0")
+    assert cel.endswith("minAvailable must be less than or equal to replicas unless replicas is 0")
 
 
 def test_a_bad_platform_file_is_reported_in_the_chosen_format_at_its_line(

@@ -3,9 +3,10 @@ the API server would accept and that fit together.
 
 Published graphs often carry placeholder image tags (``my-tag``, ``${VERSION}``); admission then
 requires ``runtimeVersionOverride``, so every component without one is pinned to 1.4.0 - what a
-user has to add to apply the file. Graphs admission still rejects are skipped with the reason;
-graphs the renderer refuses are listed in ``EXPECTED_RENDER_ERRORS`` with the reason, so a new
-refusal fails the run.
+user has to add to apply the file. Graphs admission still rejects are listed in
+``EXPECTED_REFUSALS`` (file -> the rule that refuses it) and graphs the renderer refuses in
+``EXPECTED_RENDER_ERRORS``, each with the reason, so a new refusal (or a listed file that is now
+admitted) fails the run instead of turning into a skip.
 """
 
 from __future__ import annotations
@@ -53,6 +54,36 @@ EXPECTED_RENDER_ERRORS = {
 }
 
 
+#: file -> the admission rule that refuses it on this platform (Grove off, LWS on, checkpoints off).
+EXPECTED_REFUSALS = {
+    # Inter-pod GMS needs the Grove pathway.
+    "deploy-operator-samples-dgd-gms-failover.yaml": 'gpuMemoryService.mode: Forbidden: requires the Grove pathway',
+    "vllm-gms-failover.yaml": 'gpuMemoryService.mode: Forbidden: requires the Grove pathway',
+    # Samples without a main container image.
+    "deploy-operator-samples-v1alpha1_dynamocomponentdeployment.yaml":
+        "spec.podTemplate.spec.containers: Required value: is required",
+    "docs-autoscaling-scalingadapter.yaml": "spec.components[0].podTemplate.spec.containers: Required value",
+    "examples-power-aware-budget-dgd.yaml": "podTemplate.spec.containers[0].image: Required value",
+    # A sample graph without services.
+    "deploy-operator-samples-v1alpha1_dynamographdeployment.yaml":
+        "spec.components: Required value: must have at least one component",
+    # Multinode on a frontend.
+    "docs-lws-multinode.yaml": "multinode: Forbidden: multinode is supported only for worker, prefill, or decode",
+    # An unexpanded ``${...}`` placeholder where the schema wants an object.
+    "recipes-qwen3.6-35b-dynamo-fd-ec.yaml": "extraPodSpec.nodeSelector in body must be of type object",
+    # Checkpoints are off in the operator configuration this test uses.
+    "trtllm-v1beta1-snapshot-restore.yaml": "checkpoint functionality is disabled in the operator configuration",
+    "vllm-v1beta1-agg_snapshot_tp8.yaml": "checkpoint functionality is disabled in the operator configuration",
+}
+
+
+def test_every_listed_refusal_names_a_corpus_file() -> None:
+    """The tables pin files that exist: a renamed corpus file cannot leave a stale entry."""
+    if not FILES:
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
+    assert set(EXPECTED_REFUSALS) | set(EXPECTED_RENDER_ERRORS) <= set(FILES)
+
+
 def _pinned(component: Any) -> Any:
     if component.runtime_version_override:
         return component
@@ -82,9 +113,13 @@ def render_corpus_graph(name: str) -> list[dict[str, Any]]:
         for graph in graphs:
             check(graph, PLATFORM)
     except (GraphValidationError, DynamoPulumiError) as exc:
-        if not isinstance(exc, RenderError):
-            pytest.skip(f"rejected before rendering: {str(exc)[:300]}")
-        raise
+        if isinstance(exc, RenderError):
+            raise
+        expected_refusal = EXPECTED_REFUSALS.get(name)
+        assert expected_refusal is not None, f"unexpected refusal before rendering: {exc}"
+        assert expected_refusal in str(exc), f"refused for another reason than listed: {exc}"
+        pytest.skip(f"refused before rendering, as listed: {expected_refusal}")
+    assert name not in EXPECTED_REFUSALS, "listed as refused but admitted; update EXPECTED_REFUSALS"
     try:
         results = [render_graph(graph, PLATFORM, "corpus") for graph in graphs]
     except RenderError as exc:

@@ -15,6 +15,7 @@ the user wrote, so admission errors can be reported there.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -213,7 +214,7 @@ def _build_component(
     if ctype and ctype in _BETA_COMPONENT_TYPES:
         data = {"type": ctype, **data}
     try:
-        comp = model.model_validate(data)
+        comp = _beyond_beta_bounds(model, data)
     except ValidationError as exc:
         errors = [paths.map_error(e) for e in translate_errors(exc, data, where)]
         raise _ConversionFailed(errors) from None
@@ -221,6 +222,70 @@ def _build_component(
         # The conversion webhook copies any alpha componentType; the beta enum is not re-checked.
         comp.type = ctype  # type: ignore[assignment]
     return comp
+
+
+def _beyond_beta_bounds(model: type[beta.ComponentSpecFields], data: dict[str, Any]) -> Any:
+    """``data`` as ``model``, keeping values the alpha schema admitted beyond v1beta1's bounds.
+
+    The converted object never meets the v1beta1 schema (the API server checks the version it
+    was sent in), so an empty alpha service key or ``failover.numShadows: 2`` reach the webhook
+    as written, which then answers in its own words. A bound error (minimum, maximum, minimum
+    length) is validated with the bound in its place and the written value put back; any other
+    error is raised.
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        found = exc.errors()
+        stand_ins = [_within_bound(e) for e in found]
+        if any(s is _NO_STAND_IN for s in stand_ins):
+            raise
+        patched = copy.deepcopy(data)
+        for error, stand_in in zip(found, stand_ins, strict=True):
+            _put(patched, error["loc"], stand_in)
+        comp = model.model_validate(patched)
+        for error in found:
+            _put_attribute(comp, error["loc"], error["input"])
+        return comp
+
+
+_NO_STAND_IN = object()
+
+
+def _within_bound(error: Any) -> Any:
+    """A value meeting the bound ``error`` names, or ``_NO_STAND_IN``."""
+    ctx = error.get("ctx") or {}
+    kind = error["type"]
+    if kind == "greater_than_equal":
+        return ctx["ge"]
+    if kind == "less_than_equal":
+        return ctx["le"]
+    if kind == "string_too_short":
+        return "x" * int(ctx["min_length"])
+    return _NO_STAND_IN
+
+
+def _put(data: Any, loc: tuple[Any, ...], value: Any) -> None:
+    for key in loc[:-1]:
+        data = data[key]
+    data[loc[-1]] = value
+
+
+def _put_attribute(obj: Any, loc: tuple[Any, ...], value: Any) -> None:
+    """Set the field at wire location ``loc`` of a model tree (aliases resolved per model)."""
+    for i, key in enumerate(loc):
+        last = i == len(loc) - 1
+        if isinstance(obj, (dict, list)):
+            if last:
+                obj[key] = value
+                return
+            obj = obj[key]
+            continue
+        attr = next((n for n, f in type(obj).model_fields.items() if key in (f.alias, n)), key)
+        if last:
+            object.__setattr__(obj, attr, value)
+            return
+        obj = getattr(obj, attr)
 
 
 class _ConversionFailed(Exception):
@@ -268,7 +333,8 @@ def _convert_dgd(src: alpha.DynamoGraphDeployment) -> Conversion:
     services = src.spec.services or {}
     for name in sorted(services):
         svc = services[name]
-        if svc is None:
+        if svc is None:  # no component, but kept so the operator restores the null entry
+            preserved.setdefault("services", {})[name] = None
             continue
         where = f"spec.components[{len(components)}]"
         rec = Recorder(paths, where, f"spec.services[{name}]")

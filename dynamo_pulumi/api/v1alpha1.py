@@ -131,7 +131,7 @@ class GPUMemoryServiceSpec(WireModel):
     enabled: Bool
     mode: AlphaGMSMode | None = None
     device_class_name: Str | None = None
-    extra_client_containers: list[Str] | None = None
+    extra_client_containers: list[DnsLabel] | None = None  # the alpha schema's pattern too
     extra_client_pods: list[GMSClientPodSpec] | None = None
 
 

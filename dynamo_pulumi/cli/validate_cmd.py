@@ -5,7 +5,10 @@ other command and the Pulumi components use (dynamo_pulumi.verdict): what the AP
 run on CREATE (object metadata and size, defaulting, CEL, the operator's validating webhook),
 then every refusal rendering would make (rendered names and labels, backend detection,
 orchestrator availability). With ``--old``, an object whose kind and name also appear in the old
-file is checked as an UPDATE of that object. ``--mode operator`` refuses exactly what the
+file is checked as an UPDATE of that object, sent as ``--client`` sends it: ``kubectl`` (the
+default) sends the file as written, so a direct change of replicas a ``scalingAdapter`` owns is
+refused as the webhook refuses it; ``pulumi`` leaves those replicas out, as the components do
+(``diff`` answers that question: what Pulumi will do). ``--mode operator`` refuses exactly what the
 operator's webhooks refuse; ``--mode render`` (the default) also refuses what needs the operator
 (a Kubernetes-API planner, LPX, checkpoints) and reports the webhook's update rules as planned
 replacements instead of errors.
@@ -50,6 +53,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subcommand_parser(subparsers, "validate", __doc__)
     parser.add_argument("files", nargs="+", metavar="FILE", help="YAML files with Dynamo objects ('-': stdin)")
     parser.add_argument("--old", default=None, help="the previously applied objects: validate as an update")
+    parser.add_argument(
+        "--client", choices=("kubectl", "pulumi"), default="kubectl",
+        help="who sends the update (with --old): kubectl sends the file as written (default); pulumi never "
+             "sends the replicas a scalingAdapter owns",
+    )
     add_common(parser)
     add_mode(parser)
     add_output(parser, OUTPUTS)
@@ -79,7 +87,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         old_objects = {(lo.object.kind, lo.object.name): lo.object for _, lo in old_contents.loaded}
     reports: list[ObjectReport] = []
     for name in args.files:
-        reports += _check_file(name, args.inline, platform, args.namespace, old_objects, args.mode)
+        reports += _check_file(name, args.inline, platform, args.namespace, old_objects, args.mode, args.client)
     _write(reports, args.output, out, err)
     return EXIT_OK if all(r.valid for r in reports) else EXIT_ERROR
 
@@ -153,6 +161,7 @@ def _check_file(
     namespace: str | None,
     old_objects: dict[tuple[str, str], Any],
     mode: str,
+    client: str = "kubectl",
 ) -> list[ObjectReport]:
     """One report per document of the file, in document order."""
     contents = load_file(name, inline)
@@ -161,7 +170,8 @@ def _check_file(
         return [ObjectReport(label, label, problems=[Problem(f"no {KINDS_TEXT} found")])]
     reports = list(contents.failed)
     for document, loaded in contents.loaded:
-        reports.append(_check_object(loaded, platform, namespace, old_objects, document, mode, contents.others))
+        reports.append(_check_object(loaded, platform, namespace, old_objects, document, mode, contents.others,
+                                     client))
     return sorted(reports, key=lambda r: r.document or 0)
 
 
@@ -173,6 +183,7 @@ def _check_object(
     document: int | None,
     mode: str,
     others: list[dict[str, Any]],
+    client: str = "kubectl",
 ) -> ObjectReport:
     from dynamo_pulumi.verdict import judge
 
@@ -180,7 +191,7 @@ def _check_object(
     old = old_objects.get((obj.kind, obj.name))
     # The one deployability verdict: admission (create, or the update verdict of ``old``) at the
     # paths and positions the user wrote, then every refusal rendering would make.
-    verdict = judge(loaded, platform, namespace, old=old, mode=mode, objects=others)
+    verdict = judge(loaded, platform, namespace, old=old, mode=mode, objects=others, client=client)
     planned = [] if mode == "operator" else verdict.replacements
     summary = f"{_component_count(obj)}, {_plural(len(verdict.warnings), 'warning')}"
     if planned:

@@ -203,10 +203,20 @@ def _render_grove(
     )
 
 
+def _check_component_names(graph: DynamoGraphDeployment) -> None:
+    """A component named ``""`` (an empty v1alpha1 service key, which the alpha schema admits)
+    has no object names to render: refused here, not half-way through a workload builder."""
+    for i, component in enumerate(graph.components):
+        if not component.name:
+            raise RenderError("a component with an empty name has no object names to render",
+                              f"spec.components[{i}].name")
+
+
 def render_graph_deployment(
     graph: DynamoGraphDeployment, platform: Platform, namespace: str, dra: DraInventory = EMPTY_INVENTORY
 ) -> RenderResult:
     """A DGD on the component pathway: DCDs, their objects, then the graph's shared objects."""
+    _check_component_names(graph)
     if choose_pathway(graph, platform) is Pathway.GROVE:
         return _render_grove(graph, platform, namespace, dra)
     worker_hash = compute_worker_hash(graph, namespace)
@@ -251,12 +261,23 @@ def render_graph(
     ns = check_namespace(_namespace(graph, namespace)) or DEFAULT_NAMESPACE
     dra = DraInventory.of(objects, ns, platform.cluster.resource_claim_gpus)
     defaulted = _default(graph, platform)
-    if isinstance(defaulted, DynamoGraphDeployment):
-        result = render_graph_deployment(defaulted, platform, ns, dra)
-    else:
-        result = render_component_deployment(defaulted, platform, ns, dra)
+    try:
+        if isinstance(defaulted, DynamoGraphDeployment):
+            result = render_graph_deployment(defaulted, platform, ns, dra)
+        else:
+            result = render_component_deployment(defaulted, platform, ns, dra)
+    except ValidationError as exc:
+        raise _beyond_beta_schema(exc) from None
     check_rendered_names([*result.components, *result.objects], _name_sources(defaulted))
     return result
+
+
+def _beyond_beta_schema(exc: ValidationError) -> RenderError:
+    """A v1alpha1 value the alpha schema admits beyond v1beta1's bounds (``failover.numShadows: 2``)
+    reaches the webhook as written, but the renderer builds v1beta1 objects and cannot hold it."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return RenderError(f"{where}: {first['msg']}: the value is beyond the v1beta1 schema, which rendering builds on")
 
 
 def _name_sources(graph: Graph) -> NameSources:

@@ -23,7 +23,7 @@ from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
 )
 from dynamo_pulumi.defaulting import default_component_deployment, default_graph
-from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid, required, too_many
+from dynamo_pulumi.errors import ErrorType, FieldError, Findings, Path, forbidden, invalid, required, too_many
 from dynamo_pulumi.naming import dynamo_namespace
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.admission_common import component_context, graph_context
@@ -96,7 +96,7 @@ def alpha_schema_errors(
         return _dgd_schema_errors(obj, previous, on_create and previous is None)
     if isinstance(obj, alpha.DynamoComponentDeployment):
         previous = old.spec if isinstance(old, alpha.DynamoComponentDeployment) else None
-        return _service_cel(obj.spec, Path("spec"), previous)
+        return [*_empty_mount_names(obj.spec, "spec"), *_service_cel(obj.spec, Path("spec"), previous)]
     return []
 
 
@@ -117,6 +117,7 @@ def _dgd_schema_errors(
     for name in sorted(services):
         svc = services[name]
         if svc is not None:
+            errors += _empty_mount_names(svc, f"spec.services.{name}")
             errors += _service_cel(svc, spec_path.child("services").key(name), old_services.get(name))
     experimental = dgd.spec.experimental
     if experimental is not None and experimental.kv_transfer_policy is not None:
@@ -162,6 +163,18 @@ def alpha_transition_errors(new: Any, old: Any) -> list[FieldError]:
 def _min_available_changed(new: Any, old: Any) -> bool:
     """``!has(oldSelf.minAvailable) || (has(self.minAvailable) && self.minAvailable == oldSelf.minAvailable)`` fails."""
     return old.min_available is not None and new.min_available != old.min_available
+
+
+def _empty_mount_names(svc: alpha.DynamoComponentDeploymentSharedSpec, prefix: str) -> list[FieldError]:
+    """A volume mount's required ``name`` written as ``""``: the API server answers
+    ``Required value`` at the schema's dotted path (the DGD envtest "v1alpha1 converted compilation
+    cache mount with an empty PVC name is rejected"), before conversion could turn it into an empty
+    v1beta1 ``compilationCache.pvcName``."""
+    return [
+        FieldError(ErrorType.REQUIRED, f"{prefix}.volumeMounts[{i}].name", "")
+        for i, mount in enumerate(svc.volume_mounts or [])
+        if mount.name == ""
+    ]
 
 
 def _service_cel(

@@ -260,3 +260,50 @@ def kv_transfer_policy_errors(policy: KvTransferPolicy, path: Path) -> list[Fiel
     if key is not None and "/" in key and len(key.split("/", 1)[0]) > LABEL_KEY_PREFIX_MAX_LENGTH:
         errors.append(cel_error(path.child("labelKey"), STRING, MSG_KVT_LABEL_PREFIX))
     return errors
+
+
+# --- CEL beside schema errors --------------------------------------------------------------------
+
+GROVE_OPT_OUT_ANNOTATION = "nvidia.com/enable-grove"
+
+
+def replica_cel_beside_schema(data: Any, schema_errors: Sequence[FieldError]) -> list[FieldError]:
+    """The ``minAvailable <= replicas`` rule of each component whose ``replicas`` the schema refused.
+
+    The API server evaluates CEL on the defaulted object beside the schema errors wherever the
+    value still parses: ``replicas: -1`` is refused by the schema's minimum *and* breaks the rule
+    once the defaulting webhook gave a Grove component its ``minAvailable`` of 1. The model could
+    not be built, so the rule is read off the wire dict. A DGD is taken as Grove-backed unless it
+    opts out (``nvidia.com/enable-grove: "false"``), as the operator's default install routes it;
+    a DCD is never Grove-backed, so only a written ``minAvailable`` counts there.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("spec"), dict):
+        return []
+    refused = {e.path for e in schema_errors}
+    spec = data["spec"]
+    if data.get("kind") == "DynamoComponentDeployment":
+        return _replica_rule(spec, Path("spec"), refused, grove=False)
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    grove = str(annotations.get(GROVE_OPT_OUT_ANNOTATION, "")).lower() != "false"
+    components = spec.get("components")
+    if not isinstance(components, list):
+        return []
+    path = Path("spec").child("components")
+    return [e for i, c in enumerate(components) if isinstance(c, dict)
+            for e in _replica_rule(c, path.index(i), refused, grove)]
+
+
+def _replica_rule(comp: dict[str, Any], path: Path, refused: set[str], grove: bool) -> list[FieldError]:
+    replicas, minimum = comp.get("replicas"), comp.get("minAvailable")
+    if str(path.child("replicas")) not in refused or not _is_int(replicas) or replicas == 0:
+        return []
+    if minimum is None and grove:
+        minimum = 1  # the defaulting webhook's Grove minimum
+    if not _is_int(minimum) or minimum <= replicas:
+        return []
+    return [cel_error(path, OBJECT, MSG_MIN_AVAILABLE_LE_REPLICAS)]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -227,37 +227,50 @@ def _positive_int32(raw: Any, path: Path) -> list[FieldError]:
 # --- Go type decoding (json.Unmarshal into the Grove struct) ----------------------------------------
 
 _JSON_KIND = {dict: "object", list: "array", str: "string", bool: "bool", int: "number", float: "number"}
-#: Grove fields Dynamo delegates, by the Go type json.Unmarshal would decode them into.
-_GROVE_FIELDS: dict[str, tuple[type, str]] = {
-    "topologyConstraint": (dict, "v1alpha1.TopologyConstraint"),
-    "minAvailable": (int, "int32"),
-    "rollingUpdate": (dict, "v1alpha1.RollingUpdateConfiguration"),
-    "maxUnavailable": (int, "int32"),
-    "packDomain": (str, "v1alpha1.TopologyDomain"),
-    "topologyName": (str, "string"),
-    "spec": (dict, "v1alpha1.PodCliqueSpec"),
-    "template": (dict, "v1alpha1.PodCliqueSetTemplateSpec"),
+_TOPOLOGY = (dict, "v1alpha1.TopologyConstraint", "TopologyConstraint")
+_DOMAIN = (str, "v1alpha1.TopologyDomain", None)
+_INT32 = (int, "int32", None)
+#: The Grove structs a value decodes into: JSON key -> (JSON shape, Go type, struct of its fields).
+_GROVE_STRUCTS: dict[str, dict[str, tuple[type, str, str | None]]] = {
+    "PodCliqueSet": {"spec": (dict, "v1alpha1.PodCliqueSetSpec", "PodCliqueSetSpec")},
+    "PodCliqueSetSpec": {"replicas": _INT32,
+                         "template": (dict, "v1alpha1.PodCliqueSetTemplateSpec", "PodCliqueSetTemplateSpec")},
+    "PodCliqueSetTemplateSpec": {"topologyConstraint": _TOPOLOGY},
+    "PodCliqueTemplateSpec": {"topologyConstraint": _TOPOLOGY,
+                              "spec": (dict, "v1alpha1.PodCliqueSpec", "PodCliqueSpec")},
+    "PodCliqueSpec": {"minAvailable": _INT32},
+    "PodCliqueScalingGroupConfig": {
+        "topologyConstraint": _TOPOLOGY, "minAvailable": _INT32,
+        "rollingUpdate": (dict, "v1alpha1.RollingUpdateConfiguration", "RollingUpdateConfiguration")},
+    "RollingUpdateConfiguration": {"maxUnavailable": _INT32},
+    "TopologyConstraint": {"topologyName": (str, "string", None), "packDomain": _DOMAIN,
+                           "pack": (dict, "v1alpha1.TopologyPackConstraint", "TopologyPackConstraint")},
+    "TopologyPackConstraint": {"required": _DOMAIN, "preferred": _DOMAIN},
 }
 
 
 def _grove_shape_error(target: str, value: dict[str, Any]) -> str | None:
-    """The first type mismatch json.Unmarshal would report for the delegated fields."""
-    return _shape_walk(value, target)
+    """The first type mismatch json.Unmarshal would report decoding ``value`` into the target's
+    Grove struct, in Go's words: ``Go struct field <containing struct>.<JSON path> of type <T>``
+    (``pack: "rack"`` cannot decode into a ``TopologyPackConstraint``)."""
+    return _shape_walk(value, target, "")
 
 
-def _shape_walk(obj: dict[str, Any], go_path: str) -> str | None:
+def _shape_walk(obj: dict[str, Any], struct: str, json_path: str) -> str | None:
+    fields = _GROVE_STRUCTS.get(struct, {})
     for key in sorted(obj):
         child = obj[key]
-        spec = _GROVE_FIELDS.get(key)
+        spec = fields.get(key)
         if spec is None or child is None:
             continue
-        want, go_type = spec
-        kind = _JSON_KIND.get(type(child), "value")
+        want, go_type, child_struct = spec
+        path = f"{json_path}.{key}" if json_path else key
         ok = isinstance(child, want) and not (want is int and isinstance(child, bool))
         if not ok:
-            return f"json: cannot unmarshal {kind} into Go struct field {go_path}.{key} of type {go_type}"
-        if isinstance(child, dict):
-            nested = _shape_walk(child, f"{go_path}.{key}")
+            kind = _JSON_KIND.get(type(child), "value")
+            return f"json: cannot unmarshal {kind} into Go struct field {struct}.{path} of type {go_type}"
+        if child_struct is not None:
+            nested = _shape_walk(child, child_struct, path)
             if nested is not None:
                 return nested
     return None

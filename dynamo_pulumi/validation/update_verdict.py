@@ -10,8 +10,11 @@
   (:func:`dynamo_pulumi.deploy_mode.operator_only_errors`); what the webhook would have refused is
   reported as a planned replacement (the rendered objects it touches are replaced or updated).
 
-Replicas of a component with a ``scalingAdapter`` are never sent by Pulumi (``ignore_changes``:
-the adapter owns them), so they are compared as sent: OLD's value.
+Who sends NEW matters for one rule: replicas of a component with a ``scalingAdapter`` belong to
+the adapter, and the webhook refuses a direct change of them. ``client="kubectl"`` (``validate
+--old``: the file applied as written, as ``kubectl apply`` or Argo sends it) judges those replicas
+as written; ``client="pulumi"`` (``diff``, the components) never sends them (``ignore_changes``),
+so they are compared as sent: OLD's value, and the update stays allowed.
 
 Operator mode has a second source of replacements: the custom resource's ``replacement_trigger``
 (:mod:`.immutable_identity`) also changes when an "immutable once set" value is set where none
@@ -22,12 +25,13 @@ the webhook admits the update).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.deploy_mode import Mode, check_mode, operator_only_errors
 from dynamo_pulumi.errors import FieldError
-from dynamo_pulumi.loading import LoadedObject, validate_loaded
+from dynamo_pulumi.loading import LoadedObject, alpha_rule_path, validate_loaded
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.admission import validate_update
 
@@ -79,14 +83,22 @@ def as_sent(old: Graph, new: Graph) -> Graph:
     return new
 
 
+#: Who sends the update: Pulumi (adapter-owned replicas left out) or kubectl (the file as written).
+Client = Literal["pulumi", "kubectl"]
+CLIENTS: tuple[Client, ...] = ("pulumi", "kubectl")
+
+
 def update_verdict(
-    old: Graph, new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None
+    old: Graph, new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None,
+    client: Client = "pulumi",
 ) -> UpdateVerdict:
-    """The verdict on replacing ``old`` (as applied before) with the loaded ``new``."""
+    """The verdict on replacing ``old`` (as applied before) with the loaded ``new``, sent by ``client``."""
     checked = check_mode(mode)
-    sent = as_sent(old, new.object)  # type: ignore[arg-type]
+    if client not in CLIENTS:
+        raise ValueError(f"client must be one of {', '.join(CLIENTS)}, not {client!r}")
+    sent = as_sent(old, new.object) if client == "pulumi" else new.object  # type: ignore[arg-type]
     update = validate_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
-    update_errors = _at_written_paths(update.errors, new)
+    update_errors = _as_the_webhook_reports(update.errors, new)
     create = validate_loaded(new, platform, namespace)  # already at the paths the user wrote
     if checked == "render":
         refusals = _at_written_paths(operator_only_errors(new.object), new)
@@ -123,6 +135,16 @@ def create_verdict(new: LoadedObject, platform: Platform, mode: str, namespace: 
     create = validate_loaded(new, platform, namespace)
     refusals = _at_written_paths(operator_only_errors(new.object), new) if checked == "render" else []
     return UpdateVerdict(checked, [*create.errors, *refusals], [], create.warnings)
+
+
+def _as_the_webhook_reports(errors: list[FieldError], loaded: LoadedObject) -> list[FieldError]:
+    """Update errors of a v1alpha1 request where the webhook reports them: it judges the converted
+    v1beta1 object, so at v1beta1 paths (``spec.components[0]...``), except the runtime-version
+    and EPP rules, which it reports at the alpha paths (:func:`~dynamo_pulumi.loading.alpha_rule_path`,
+    as on create). The file position still points at the alpha field (``locate``)."""
+    if not loaded.is_alpha:
+        return list(errors)
+    return [replace(e, path=alpha_rule_path(loaded, e.path)) for e in errors]
 
 
 def _at_written_paths(errors: list[FieldError], loaded: LoadedObject) -> list[FieldError]:
