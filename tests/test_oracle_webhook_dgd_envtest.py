@@ -333,7 +333,7 @@ def _power_rules_of(product: str | None) -> list[Case]:
              errors=(f'{W}.podTemplate.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "2": '
                      f"{IMMUTABLE}",)),
         Case("v1beta1 shadow request change is allowed when GPU limit is unchanged", old=beta_dgd(_power()),
-             new=beta_dgd(_both(_power(), _shadow_request))),
+             new=beta_dgd(_both(_power(), _shadow_request)), newer=STRICTER_GPU_REQUEST),
         Case("v1beta1 power node count change is rejected by the webhook", old=beta_dgd(_power()),
              new=beta_dgd(_power(nodes=3)), errors=(f"{W}.multinode.nodeCount: Invalid value: 3: {IMMUTABLE}",)),
         Case("v1beta1 unrelated power component update reaches webhook", old=beta_dgd(_power()),
@@ -1008,6 +1008,11 @@ def _grove_rules_forcing() -> list[Case]:
     ]
 
 
+#: The webhook admits the DGD, but the API server refuses the Deployment the operator renders from
+#: it (``ValidateContainerResourceRequirements``: an extended resource's request must equal its
+#: limit); the verdict judges the rendered objects too, so we refuse before anything is created.
+STRICTER_GPU_REQUEST = ("stricter: a GPU request of 8 beside a limit of 1 is refused by the API server on the "
+                        "rendered Deployment (validation.go ValidateContainerResourceRequirements)")
 NEWER_POWER = ("power rules: a gpu-power-limit annotation needs the nvidia.com/gpu.product node selector "
                "(api-and-validation.md rule 19); the same case with the selector is checked below")
 #: Refused for the missing selector (an update ratchets it when OLD already lacked it).
