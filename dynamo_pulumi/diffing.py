@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.render.worker_hash import compute_worker_hash
 from dynamo_pulumi.resources.components import DCD_TYPE
 from dynamo_pulumi.resources.options import IDENTITY_PATHS, ignore_changes, rules_for
 from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, PlannedObject
@@ -224,14 +226,23 @@ def _component_changes(old: GraphPlan | None, new: GraphPlan | None) -> list[Obj
 
 
 def worker_hash_of(plan: GraphPlan) -> str:
-    """The graph's worker hash ("" without worker components): every worker carries the same."""
+    """The worker hash in the names of the graph's worker objects ("" when none carries one)."""
     return next((c.worker_hash for c in plan.components if c.worker_hash), "")
+
+
+def graph_worker_hash(plan: GraphPlan) -> str:
+    """The graph's worker hash, in names or (Grove) only in labels; "" without worker components."""
+    named = worker_hash_of(plan)
+    if named or not isinstance(plan.graph, DynamoGraphDeployment):
+        return named
+    return compute_worker_hash(plan.graph, plan.namespace)
 
 
 def plan_revision_change(old: GraphPlan, new: GraphPlan) -> RevisionChange | None:
     """Why the worker hash moved between the plans (None when it did not)."""
+    in_names = bool(worker_hash_of(old) or worker_hash_of(new))
     return revision_change(
-        old.graph, old.namespace, worker_hash_of(old), new.graph, new.namespace, worker_hash_of(new)
+        old.graph, old.namespace, graph_worker_hash(old), new.graph, new.namespace, graph_worker_hash(new), in_names
     )
 
 

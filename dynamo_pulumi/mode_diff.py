@@ -107,6 +107,8 @@ class ModeDiff:
 class _Predicted:
     document: Mapping[str, Any]
     owner: str
+    #: Created once per namespace without an owner (planner RBAC): outlives the custom resource.
+    shared: bool = False
 
 
 def _prediction(plan: GraphPlan | None) -> dict[tuple[str, str, str], _Predicted]:
@@ -115,20 +117,20 @@ def _prediction(plan: GraphPlan | None) -> dict[tuple[str, str, str], _Predicted
     if plan is None or plan.mode != "operator":
         return {}
     worker_hash = worker_hash_of(plan)
-    documents: list[tuple[Mapping[str, Any], str]] = []
+    predicted: list[_Predicted] = []
     for component in plan.components:
         if component.dcd is not None:
             scaled = ["spec.replicas"] if component.scaling_adapter else []
-            documents.append((without_paths(component.dcd, scaled), component.pulumi_name))
+            predicted.append(_Predicted(without_paths(component.dcd, scaled), component.pulumi_name))
     for component in [None, *plan.components]:
         owned = plan.graph_objects if component is None else component.objects
         owner = plan.name if component is None else component.pulumi_name
-        documents += [(without_paths(p.obj, ignore_changes(p, plan, component)), owner) for p in owned]
+        predicted += [_Predicted(without_paths(p.obj, ignore_changes(p, plan, component)), owner, p.shared) for p in owned]
     keyed = {}
-    for document, owner in documents:
-        name = str((document.get("metadata") or {}).get("name", ""))
-        key = (str(document.get("kind", "")), str(document.get("apiVersion", "")), stable_name(name, worker_hash))
-        keyed[key] = _Predicted(document, owner)
+    for entry in predicted:
+        name = _name(entry)
+        key = (str(entry.document.get("kind", "")), str(entry.document.get("apiVersion", "")), stable_name(name, worker_hash))
+        keyed[key] = entry
     return keyed
 
 
@@ -140,7 +142,7 @@ def _kept_change(key: tuple[str, str, str], old: _Predicted, new: _Predicted, cr
     kind, api_version, _ = key
     paths = tuple(c.path for c in field_changes(old.document, new.document))
     change = ExpansionChange("update", api_version, kind, _name(new), new.owner, _name(old), paths)
-    if cr_replaced:
+    if cr_replaced and not new.shared:
         return replace(change, action="replace", reasons=(RECREATED,), delete_before_replace=True)
     if _name(old) != _name(new):
         return replace(change, action="replace", reasons=(NEW_REVISION,))

@@ -28,12 +28,16 @@ class RevisionChange:
     before: str
     after: str
     causes: tuple[str, ...]
+    #: Do the worker objects' names carry the hash (Deployments, LeaderWorkerSets), or only their
+    #: labels (Grove cliques)?
+    in_names: bool = True
 
     def sentence(self) -> str:
         """``worker revision changed (1a2b3c4d => 5e6f7a8b) because decode's podTemplate changed
         (containers[0].image); every worker's name includes it``."""
         because = f" because {'; '.join(self.causes)}" if self.causes else ""
-        return f"worker revision changed ({self.before or '-'} => {self.after or '-'}){because}; every worker's name includes it"
+        where = "every worker's name includes it" if self.in_names else "every worker's pods are labelled with it"
+        return f"worker revision changed ({self.before or '-'} => {self.after or '-'}){because}; {where}"
 
     def as_json(self) -> dict[str, Any]:
         return {"before": self.before, "after": self.after, "because": list(self.causes)}
@@ -96,11 +100,11 @@ def revision_causes(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str
 
 
 def revision_change(
-    old: Any, old_namespace: str, old_hash: str, new: Any, new_namespace: str, new_hash: str
+    old: Any, old_namespace: str, old_hash: str, new: Any, new_namespace: str, new_hash: str, in_names: bool = True
 ) -> RevisionChange | None:
     """Why the worker hash moved from ``old_hash`` to ``new_hash`` (None when it did not)."""
     if old_hash == new_hash:
         return None
     before = worker_hash_document(old, old_namespace) if isinstance(old, DynamoGraphDeployment) else {}
     after = worker_hash_document(new, new_namespace) if isinstance(new, DynamoGraphDeployment) else {}
-    return RevisionChange(old_hash, new_hash, revision_causes(before, after))
+    return RevisionChange(old_hash, new_hash, revision_causes(before, after), in_names)

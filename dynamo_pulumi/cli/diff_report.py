@@ -32,6 +32,7 @@ from dynamo_pulumi.resources.plan import GraphPlan
 
 SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
 MAX_FIELDS = 25
+MAX_EXPANSION_PATHS = 10
 PLANNED = "planned replacement (render mode; the operator's webhook would refuse this in place)"
 SEE_BELOW = "worker revision: see below"
 
@@ -112,9 +113,11 @@ def format_diff(diff: GraphDiff, show_all: bool = False) -> str:
 def format_expansion_change(item: ExpansionChange) -> list[str]:
     lines = [f"{SYMBOLS[item.action]} {item.action:<8} {item.kind} {item.object_name}"]
     lines += [f"      reason: {reason}" for reason in item.reasons]
-    lines += [f"      {path}" for path in item.paths[:MAX_FIELDS]]
-    if len(item.paths) > MAX_FIELDS:
-        lines.append(f"      ... {len(item.paths) - MAX_FIELDS} more fields")
+    if item.action != "update":  # a replacement recreates the whole object: its fields say little
+        return lines
+    lines += [f"      {path}" for path in item.paths[:MAX_EXPANSION_PATHS]]
+    if len(item.paths) > MAX_EXPANSION_PATHS:
+        lines.append(f"      ... {len(item.paths) - MAX_EXPANSION_PATHS} more fields (-o json lists them)")
     return lines
 
 
