@@ -186,6 +186,19 @@ class ProgramRun:
     recording: Any
     plans: list[Any]
 
+    def graph(self, name: str) -> Any:
+        """The plan of the graph (or standalone component) named ``name``."""
+        for plan in self.plans:
+            if plan.name == name:
+                return plan
+        raise KeyError(f"the program deploys no graph {name!r} (it deploys: {[p.name for p in self.plans]})")
+
+    def gpus(self, name: str) -> dict[str, int]:
+        """GPUs per component of the graph named ``name``, as ``preview`` counts them."""
+        from dynamo_pulumi.gpu_delta import gpu_delta
+
+        return {c.component: c.after for c in gpu_delta(None, self.graph(name)).components}
+
 
 def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mapping[str, str] | None = None,
                      mocks: Any = None) -> ProgramRun:
@@ -229,3 +242,13 @@ def run_program_argument(argument: str, stack: str = DEFAULT_STACK, overrides: S
     """A CLI argument naming a program: resolved, configured and run."""
     program = resolve_program(argument)
     return run_user_program(program, stack, stack_config(program, stack, overrides))
+
+
+def preview_program(
+    path: str | os.PathLike[str], stack: str = DEFAULT_STACK, config: Mapping[str, str] | None = None
+) -> ProgramRun:
+    """Run a Pulumi program (its ``.py`` file or project directory) under mocks, as
+    ``dynamo-pulumi preview PROGRAM`` does: for a user's own pytest tests. ``config`` adds stack
+    config values (``{"decodeReplicas": "4"}``; a key without ``project:`` is the project's)."""
+    overrides = [f"{key}={value}" for key, value in (config or {}).items()]
+    return run_program_argument(os.fspath(path), stack, overrides)
