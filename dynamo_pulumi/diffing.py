@@ -214,7 +214,8 @@ def _component_changes(old: GraphPlan | None, new: GraphPlan | None) -> list[Obj
     """The DCD ComponentResources: they carry no inputs, so only create/delete/same."""
     before = {c.pulumi_name: c.dcd_name for c in old.components} if old else {}
     after = {c.pulumi_name: c.dcd_name for c in new.components} if new else {}
-    graph = (new or old).name if (new or old) else ""
+    shown = new or old
+    graph = shown.name if shown is not None else ""
     changes = []
     for name in sorted(set(before) | set(after)):
         if name in before and name in after:
@@ -263,6 +264,7 @@ def diff_plans(old: GraphPlan | None, new: GraphPlan | None) -> GraphDiff:
                                         _owner_label(old, component), old_name=planned.name))
         else:
             (old_obj, _), (new_obj, component) = before[key], after[key]
+            assert new is not None  # the key is on both sides
             ignored = ignore_changes(new_obj, new, component)
             changes.append(compare(old_obj, new_obj, ignored, _owner_label(new, component), revision))
     return GraphDiff(changes, revision)

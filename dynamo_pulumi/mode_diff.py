@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dynamo_pulumi.diffing import (
+    Action,
     GraphDiff,
     ObjectChange,
     diff_plans,
@@ -33,7 +34,7 @@ from dynamo_pulumi.diffing import (
 from dynamo_pulumi.expansion import without_paths
 from dynamo_pulumi.resources.operator_mode import custom_resource_document, scaled_replica_paths
 from dynamo_pulumi.resources.options import ignore_changes
-from dynamo_pulumi.resources.plan import GraphPlan, stable_name
+from dynamo_pulumi.resources.plan import ComponentPlan, GraphPlan, stable_name
 from dynamo_pulumi.validation.update_verdict import UpdateVerdict
 from dynamo_pulumi.worker_revision import RevisionChange
 
@@ -122,10 +123,13 @@ def _prediction(plan: GraphPlan | None) -> dict[tuple[str, str, str], _Predicted
         if component.dcd is not None:
             scaled = ["spec.replicas"] if component.scaling_adapter else []
             predicted.append(_Predicted(without_paths(component.dcd, scaled), component.pulumi_name))
-    for component in [None, *plan.components]:
-        owned = plan.graph_objects if component is None else component.objects
-        owner = plan.name if component is None else component.pulumi_name
-        predicted += [_Predicted(without_paths(p.obj, ignore_changes(p, plan, component)), owner, p.shared) for p in owned]
+    owners: list[ComponentPlan | None] = [None, *plan.components]
+    for owner_plan in owners:
+        owned = plan.graph_objects if owner_plan is None else owner_plan.objects
+        owner = plan.name if owner_plan is None else owner_plan.pulumi_name
+        predicted += [
+            _Predicted(without_paths(p.obj, ignore_changes(p, plan, owner_plan)), owner, p.shared) for p in owned
+        ]
     keyed = {}
     for entry in predicted:
         name = _name(entry)
@@ -180,7 +184,7 @@ def custom_resource_change(old: GraphPlan | None, new: GraphPlan | None, verdict
     assert shown is not None, "a diff needs at least one side"
     name, type_ = f"{shown.namespace}/{shown.name}", _cr_type(shown)
     if old is None or new is None:
-        action = "create" if old is None else "delete"
+        action: Action = "create" if old is None else "delete"
         return ObjectChange(action, type_, name, shown.name, old.name if old else "", new.name if new else "")
     before, after = custom_resource_document(old), custom_resource_document(new)
     fields = field_changes(before, after, scaled_replica_paths(new))
