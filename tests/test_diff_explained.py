@@ -201,3 +201,25 @@ def test_operator_mode_worker_rename_is_a_replacement_without_downtime(tmp_path,
     assert "the operator creates the new worker revision and removes the old one once it is ready (no downtime)" in out
     assert "Downtime:" not in out
     assert "every worker's name includes it" in out
+
+
+# --- the GPU delta beside each change ----------------------------------------------------------------
+
+
+def test_the_gpu_delta_is_printed_beside_the_workload_that_makes_it(tmp_path, capsys):
+    old = yaml.safe_load(GRAPH.read_text())
+    new = copy.deepcopy(old)
+    _component(new, "decode")["replicas"] = 4
+    files = (write(tmp_path, "a.yaml", old), write(tmp_path, "b.yaml", new))
+    _, out, _ = run_cli(capsys, "diff", *files)
+    lines = out.splitlines()
+    head = lines.index("~  update   kubernetes:apps/v1:Deployment default/vllm-disagg-decode (vllm-disagg-decode-afa19a5d)")
+    assert lines[head + 1] == "      GPUs: +8 nvidia.com/gpu (NVIDIA-H100-80GB-HBM3) on decode: replicas 2 => 4"
+    _, out, _ = run_cli(capsys, "diff", *files, "-o", "json")
+    (decode,) = json.loads(out)["changes"]
+    assert decode["gpus"] == [{"component": "decode", "before": 8, "after": 16, "delta": 8, "resource": "nvidia.com/gpu",
+                               "product": "NVIDIA-H100-80GB-HBM3", "cause": "replicas 2 => 4"}]
+    _, out, _ = run_cli(capsys, "diff", *files, "--mode", "operator")
+    expansion = out.split("Predicted expansion", 1)[1].splitlines()
+    head = expansion.index("~  update   Deployment vllm-disagg-decode-afa19a5d")
+    assert expansion[head + 1] == "      GPUs: +8 nvidia.com/gpu (NVIDIA-H100-80GB-HBM3) on decode: replicas 2 => 4"

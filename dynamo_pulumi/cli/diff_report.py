@@ -9,7 +9,8 @@ delta, what is deleted before its replacement exists (downtime), and the counts.
 JSON (``-o json``)::
 
     {"changes": [{"graph", "operation", "kind", "type", "name", "object", "component", "paths",
-                  "reasons", "deleteBeforeReplace", "managedBy"}],
+                  "reasons", "deleteBeforeReplace", "managedBy", "gpus"? (workloads whose
+                  components' GPUs change: the same objects as in "gpus.components")}],
      "gpus": {"before", "after", "delta", "components": [{"graph", "component", "before", "after",
               "delta", "resource", "product"?, "cause"?}]},
      "workerRevisions"?: [{"graph", "before", "after", "because"}],
@@ -26,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynamo_pulumi.diffing import MISSING, GraphDiff, ObjectChange
-from dynamo_pulumi.gpu_delta import GpuDelta, diff_lines
+from dynamo_pulumi.gpu_delta import ComponentGpus, GpuDelta, change_line, diff_lines
 from dynamo_pulumi.mode_diff import ExpansionChange, ModeDiff
+from dynamo_pulumi.resources.outputs import WORKLOAD_KINDS
 from dynamo_pulumi.resources.plan import GraphPlan
 
 SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
@@ -69,6 +71,29 @@ class GraphChange:
         return any(c.action != "same" for c in diff.objects.changes)
 
 
+# --- the GPU delta beside each workload -------------------------------------------------------------
+
+
+def _gpu_changes(graph: GraphChange) -> dict[str, list[ComponentGpus]]:
+    """Owner (a component's Pulumi name, or the graph's name for a PodCliqueSet) -> the GPU
+    changes of the components whose pods its workload runs."""
+    by_name = {c.component: c for c in graph.gpus.changed}
+    owners: dict[str, list[ComponentGpus]] = {}
+    for plan in (graph.old, graph.new):
+        for component in plan.components if plan is not None else []:
+            change = by_name.get(component.name)
+            if change is None:
+                continue
+            for owner in (component.pulumi_name, plan.name):
+                if change not in owners.setdefault(owner, []):
+                    owners[owner].append(change)
+    return owners
+
+
+def _workload_gpus(kind: str, owner: str, notes: dict[str, list[ComponentGpus]]) -> list[ComponentGpus]:
+    return notes.get(owner, []) if kind in WORKLOAD_KINDS else []
+
+
 # --- text -------------------------------------------------------------------------------------------
 
 
@@ -78,8 +103,11 @@ def _value(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def format_change(change: ObjectChange, revision_sentence: str = "") -> list[str]:
+def format_change(
+    change: ObjectChange, revision_sentence: str = "", gpus: list[ComponentGpus] | None = None
+) -> list[str]:
     lines = [f"{SYMBOLS[change.action]} {change.action:<8} {change.type} {change.pulumi_name} ({change.object_name})"]
+    lines += [f"      GPUs: {change_line(item)}" for item in gpus or []]
     for reason in change.reasons:
         shown = reason.replace(revision_sentence, SEE_BELOW) if revision_sentence else reason
         lines.append(f"      reason: {shown}")
@@ -96,12 +124,13 @@ def _counts_line(diff: GraphDiff) -> str:
             f"{counts['replace']} to replace, {counts['delete']} to delete, {counts['same']} unchanged")
 
 
-def change_lines(diff: GraphDiff, show_all: bool = False) -> list[str]:
+def change_lines(diff: GraphDiff, show_all: bool = False, notes: dict[str, list[ComponentGpus]] | None = None) -> list[str]:
     lines: list[str] = []
     sentence = diff.revision.sentence() if diff.revision is not None else ""
     for change in diff.changes:
         if change.action != "same" or show_all:
-            lines.extend(format_change(change, sentence))
+            kind = change.type.rsplit(":", 1)[-1]
+            lines.extend(format_change(change, sentence, _workload_gpus(kind, change.owner, notes or {})))
     return lines
 
 
@@ -110,8 +139,9 @@ def format_diff(diff: GraphDiff, show_all: bool = False) -> str:
     return "\n".join([*change_lines(diff, show_all), "\n" + _counts_line(diff)])
 
 
-def format_expansion_change(item: ExpansionChange) -> list[str]:
+def format_expansion_change(item: ExpansionChange, gpus: list[ComponentGpus] | None = None) -> list[str]:
     lines = [f"{SYMBOLS[item.action]} {item.action:<8} {item.kind} {item.object_name}"]
+    lines += [f"      GPUs: {change_line(gpu)}" for gpu in gpus or []]
     lines += [f"      reason: {reason}" for reason in item.reasons]
     if item.action != "update":  # a replacement recreates the whole object: its fields say little
         return lines
@@ -121,13 +151,15 @@ def format_expansion_change(item: ExpansionChange) -> list[str]:
     return lines
 
 
-def format_operator_diff(mode_diff: ModeDiff, show_all: bool = False) -> list[str]:
+def format_operator_diff(
+    mode_diff: ModeDiff, show_all: bool = False, notes: dict[str, list[ComponentGpus]] | None = None
+) -> list[str]:
     change = mode_diff.custom_resource
     assert change is not None
     lines = format_change(change) if change.action != "same" or show_all else []
     lines.append("\nPredicted expansion (created by the operator, not by Pulumi):")
     for item in mode_diff.expansion:
-        lines.extend(format_expansion_change(item))
+        lines.extend(format_expansion_change(item, _workload_gpus(item.kind, item.owner, notes or {})))
     if not mode_diff.expansion:
         lines.append("  no object changes")
     return lines
@@ -148,15 +180,16 @@ def _tail(graph: GraphChange) -> list[str]:
 def format_graph(graph: GraphChange, show_all: bool, several: bool) -> str:
     diff = graph.diff
     lines = [f"=== {graph.kind} {graph.label} ==="] if several else []
+    notes = _gpu_changes(graph)
     if diff.objects is None:
-        lines += format_operator_diff(diff, show_all)
+        lines += format_operator_diff(diff, show_all, notes)
         lines += _tail(graph)
         cr = diff.custom_resource
         assert cr is not None
         lines.append(f"\nCustom resource: {cr.action}; operator objects: {len(diff.expansion)} to change")
     else:
         lines += [f"{PLANNED}: {rule}" for rule in diff.verdict.replacements]
-        lines += change_lines(diff.objects, show_all)
+        lines += change_lines(diff.objects, show_all, notes)
         lines += _tail(graph)
         lines.append("\n" + _counts_line(diff.objects))
     return "\n".join(lines)
@@ -202,13 +235,22 @@ def expansion_json(item: ExpansionChange, graph: str) -> dict[str, Any]:
     }
 
 
+def _with_gpus(entry: dict[str, Any], notes: dict[str, list[ComponentGpus]]) -> dict[str, Any]:
+    """A workload's entry gets ``gpus``: the GPU changes of the components it runs (absent when none)."""
+    gpus = _workload_gpus(entry["kind"], entry["component"], notes)
+    if gpus:
+        entry["gpus"] = [gpu.as_json() for gpu in gpus]
+    return entry
+
+
 def _changes_json(graph: GraphChange, show_all: bool) -> list[dict[str, Any]]:
-    diff, label = graph.diff, graph.label
+    diff, label, notes = graph.diff, graph.label, _gpu_changes(graph)
     if diff.objects is not None:
-        return [change_json(c, label) for c in diff.objects.changes if c.action != "same" or show_all]
+        return [_with_gpus(change_json(c, label), notes) for c in diff.objects.changes
+                if c.action != "same" or show_all]
     cr = diff.custom_resource
     entries = [change_json(cr, label)] if cr is not None and (cr.action != "same" or show_all) else []
-    return entries + [expansion_json(item, label) for item in diff.expansion]
+    return entries + [_with_gpus(expansion_json(item, label), notes) for item in diff.expansion]
 
 
 def _gpus_json(graphs: list[GraphChange]) -> dict[str, Any]:
