@@ -201,15 +201,16 @@ def _cause(before: _Side | None, after: _Side | None) -> str:
     causes = []
     if old.replicas != new.replicas:
         causes.append(f"replicas {old.replicas} => {new.replicas}")
-    per_old, per_new = _per_replica(old), _per_replica(new)
-    if per_old != per_new:
+    per_old, per_new = per_replica(old), per_replica(new)
+    if per_old is not None and per_new is not None and per_old != per_new:
         causes.append(f"GPUs per replica {per_old} => {per_new}")
     return ", ".join(causes)
 
 
-def _per_replica(summary: ComponentSummary) -> int | str:
+def per_replica(summary: ComponentSummary) -> int | str | None:
+    """GPUs per replica (``1.5`` when the pods of a replica differ); None without replicas."""
     if summary.replicas <= 0:
-        return "-"
+        return None
     per, rest = divmod(summary.gpus, summary.replicas)
     return per if not rest else f"{summary.gpus / summary.replicas:g}"
 

@@ -223,3 +223,31 @@ def test_the_gpu_delta_is_printed_beside_the_workload_that_makes_it(tmp_path, ca
     expansion = out.split("Predicted expansion", 1)[1].splitlines()
     head = expansion.index("~  update   Deployment vllm-disagg-decode-afa19a5d")
     assert expansion[head + 1] == "      GPUs: +8 nvidia.com/gpu (NVIDIA-H100-80GB-HBM3) on decode: replicas 2 => 4"
+
+
+def test_a_key_added_or_removed_deep_in_a_field_is_named_and_a_field_emptied_too():
+    old = {"decode": {"labels": {"a": "1"}, "spec": {"podTemplate": {"spec": {"x": 1}}}}}
+    new = {"decode": {"spec": {"podTemplate": {"spec": {"x": 1, "y": {"z": 2}}}}}}
+    assert revision_causes(old, new) == ("decode's labels and podTemplate (spec.y) changed",)
+    assert revision_causes(new, old) == ("decode's labels and podTemplate (spec.y) changed",)
+
+
+def test_exactly_the_path_budget_has_no_ellipsis():
+    old = {"decode": {"spec": {"podTemplate": {f"k{i}": i for i in range(MAX_PATHS)}}}}
+    new = {"decode": {"spec": {"podTemplate": {f"k{i}": -i - 1 for i in range(MAX_PATHS)}}}}
+    assert revision_causes(old, new) == ("decode's podTemplate (k0, k1, k2) changed",)
+
+
+def test_several_causes_and_a_missing_hash_read_plainly():
+    change = RevisionChange("", "bbbb", ("decode's envs changed", "worker prefill was added"))
+    assert change.sentence() == ("worker revision changed (- => bbbb) because decode's envs changed; worker prefill "
+                                 "was added; every worker's name includes it")
+    assert RevisionChange("aaaa", "", ()).sentence().startswith("worker revision changed (aaaa => -);")
+
+
+def test_revision_change_of_anything_but_graphs_has_no_causes():
+    from dynamo_pulumi.worker_revision import revision_change
+
+    assert revision_change(None, "ns", "aaaa", None, "ns", "aaaa") is None
+    assert revision_change(None, "ns", "aaaa", None, "ns", "bbbb") == RevisionChange("aaaa", "bbbb", (), True)
+    assert revision_change(None, "ns", "a", None, "ns", "b", in_names=False) == RevisionChange("a", "b", (), False)

@@ -126,8 +126,8 @@ def test_a_component_removed_or_a_graph_created_counts_from_or_to_zero(tmp_path)
     assert [(c.component, c.before, c.after, c.cause) for c in delta.changed] == [("prefill", 1, 0, "removed")]
     assert change_line(delta.changed[0]) == f"-1 nvidia.com/gpu ({H100}) on prefill: removed"
     created = gpu_delta(None, _plan(tmp_path, old, "a.yaml"))
-    assert [(c.component, c.cause) for c in created.components] == [("Frontend", "added"), ("decode", "added"),
-                                                                    ("prefill", "added")]
+    assert [(c.component, c.before, c.cause) for c in created.components] == [
+        ("Frontend", 0, "added"), ("decode", 0, "added"), ("prefill", 0, "added")]
     assert summary_lines(created) == [f"  decode: 8 nvidia.com/gpu ({H100})", f"  prefill: 1 nvidia.com/gpu ({H100})"]
 
 
@@ -163,9 +163,70 @@ def test_grove_cliques_give_the_product_of_their_component(tmp_path):
     doc = _graph()
     for name in ("decode", "prefill"):
         _component(doc, name)["multinode"] = {"nodeCount": 2}
+    _component(doc, "prefill")["podTemplate"]["spec"]["nodeSelector"]["nvidia.com/gpu.product"] = "NVIDIA-B200"
     path = tmp_path / "g.yaml"
     path.write_text(yaml.safe_dump(doc))
     grove = plan(path, "ns", {"orchestrators": {"grove": {"enabled": True}}})
     delta = gpu_delta(None, grove)
     decode = next(c for c in delta.components if c.component == "decode")
     assert decode.product == H100 and decode.after == 16  # 2 replicas x 2 nodes x 4 GPUs
+    prefill = next(c for c in delta.components if c.component == "prefill")
+    assert prefill.product == "NVIDIA-B200"  # each component's own cliques
+
+
+# --- edges ------------------------------------------------------------------------------------------------
+
+
+def test_scaling_to_zero_names_the_replicas_only(tmp_path):
+    old = _graph()
+    new = copy.deepcopy(old)
+    _component(new, "decode")["replicas"] = 0
+    (changed,) = gpu_delta(_plan(tmp_path, old, "a.yaml"), _plan(tmp_path, new, "b.yaml")).changed
+    assert (changed.delta, changed.cause) == (-8, "replicas 2 => 0")
+
+
+def test_replicas_and_gpus_per_replica_changed_together_are_both_named(tmp_path):
+    old = _graph()
+    new = copy.deepcopy(old)
+    decode = _component(new, "decode")
+    decode["replicas"] = 4
+    decode["podTemplate"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "8"
+    decode["podTemplate"]["spec"]["containers"][0]["args"][-1] = "8"
+    (changed,) = gpu_delta(_plan(tmp_path, old, "a.yaml"), _plan(tmp_path, new, "b.yaml")).changed
+    assert changed.cause == "replicas 2 => 4, GPUs per replica 4 => 8"
+
+
+def test_gpus_per_replica_may_be_fractional():
+    from dynamo_pulumi.gpu_delta import per_replica
+    from dynamo_pulumi.resources.outputs import ComponentSummary
+
+    def summary(replicas: int, gpus: int) -> ComponentSummary:
+        return ComponentSummary("decode", "Deployment", [], None, replicas, gpus)
+
+    assert [per_replica(summary(2, 3)), per_replica(summary(2, 4)), per_replica(summary(0, 0))] == ["1.5", 2, None]
+
+
+def test_a_mig_profile_is_the_resource_of_the_delta(tmp_path):
+    doc = _graph()
+    limits = _component(doc, "prefill")["podTemplate"]["spec"]["containers"][0]["resources"]["limits"]
+    limits["nvidia.com/mig-3g.40gb"] = limits.pop("nvidia.com/gpu")
+    prefill = next(c for c in gpu_delta(None, _plan(tmp_path, doc)).components if c.component == "prefill")
+    assert (prefill.resource, prefill.before, prefill.after) == ("nvidia.com/mig-3g.40gb", 0, 1)
+
+
+def test_unchanged_components_have_no_cause_and_a_line_without_one_has_no_colon(tmp_path):
+    graph = _plan(tmp_path, _graph())
+    assert {c.cause for c in gpu_delta(graph, graph).components} == {""}
+    assert change_line(ComponentGpus("decode", 0, 1)) == "+1 nvidia.com/gpu on decode"
+
+
+def test_gpus_moved_between_components_show_a_zero_total_change():
+    delta = GpuDelta((ComponentGpus("decode", 8, 4, cause="replicas 2 => 1"),
+                      ComponentGpus("prefill", 1, 5, cause="replicas 1 => 5")))
+    assert diff_lines(delta)[-1] == "GPUs: 9 => 9 (+0)"
+
+
+def test_pod_specs_are_found_inside_lists_too():
+    from dynamo_pulumi.gpu_delta import _pod_specs
+
+    assert list(_pod_specs({"items": [{"spec": {"containers": []}}]})) == [{"containers": []}]
