@@ -155,7 +155,8 @@ def _as_the_language_host(program: Program) -> Iterator[None]:
         sys.path[:] = previous_path
         for name in set(sys.modules) - previous_modules:
             module_file = getattr(sys.modules[name], "__file__", None) or ""
-            if module_file.startswith(str(program.directory) + os.sep):
+            ours = name.partition(".")[0] == "dynamo_pulumi"  # this package, even run from its own tree
+            if module_file.startswith(str(program.directory) + os.sep) and not ours:
                 del sys.modules[name]
 
 

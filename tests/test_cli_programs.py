@@ -270,3 +270,14 @@ def test_preview_program_is_the_library_form_of_preview(tmp_path):
     assert run.gpus("vllm-disagg") == {"Frontend": 0, "decode": 12, "prefill": 1}
     with pytest.raises(KeyError, match="deploys no graph 'other'"):
         run.graph("other")
+
+
+def test_preview_of_this_repositorys_own_root_program_keeps_our_modules_loaded(capsys, monkeypatch):
+    """The root ``__main__.py`` deploys the graph its stack config names (here the default). The
+    program's directory holds ``dynamo_pulumi`` itself: a module of ours the program imports
+    stays loaded after the run (the program's own modules are dropped, ours never)."""
+    monkeypatch.delitem(sys.modules, "dynamo_pulumi.program")  # imported afresh by the program
+    code, out, err = run_cli(capsys, "preview", str(REPO))
+    assert code == 0, err
+    assert "vllm-agg" in out and "GPUs requested:   1" in out
+    assert "dynamo_pulumi.program" in sys.modules
