@@ -276,8 +276,10 @@ def test_preview_of_this_repositorys_own_root_program_keeps_our_modules_loaded(c
     """The root ``__main__.py`` deploys the graph its stack config names (here the default). The
     program's directory holds ``dynamo_pulumi`` itself: a module of ours the program imports
     stays loaded after the run (the program's own modules are dropped, ours never)."""
-    monkeypatch.delitem(sys.modules, "dynamo_pulumi.program")  # imported afresh by the program
     code, out, err = run_cli(capsys, "preview", str(REPO))
     assert code == 0, err
     assert "vllm-agg" in out and "GPUs requested:   1" in out
+    monkeypatch.delitem(sys.modules, "dynamo_pulumi.program")  # so that the program imports it afresh
+    run = preview_program(REPO)
+    assert [p.name for p in run.plans] == ["vllm-agg"]
     assert "dynamo_pulumi.program" in sys.modules
