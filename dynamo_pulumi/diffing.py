@@ -21,9 +21,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.planning.options import IDENTITY_PATHS, ignore_changes, rules_for
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
 from dynamo_pulumi.planning.tokens import DCD_TYPE
+from dynamo_pulumi.render.worker_hash import compute_worker_hash
+from dynamo_pulumi.worker_revision import RevisionChange, revision_change
 
 Action = Literal["create", "update", "replace", "delete", "same"]
 ACTIONS: tuple[Action, ...] = ("create", "update", "replace", "delete", "same")
@@ -69,6 +72,8 @@ class ObjectChange:
 @dataclass
 class GraphDiff:
     changes: list[ObjectChange]
+    #: Why the worker hash moved (None when it did not).
+    revision: RevisionChange | None = None
 
     def counts(self) -> dict[str, int]:
         return {a: sum(1 for c in self.changes if c.action == a) for a in ACTIONS}
@@ -142,15 +147,18 @@ def field_changes(old: Mapping[str, Any], new: Mapping[str, Any], ignored: Itera
     return changes
 
 
-def _replace_reasons(planned: PlannedObject, changes: list[FieldChange]) -> tuple[list[str], bool]:
+def _replace_reasons(
+    planned: PlannedObject, changes: list[FieldChange], revision: RevisionChange | None = None
+) -> tuple[list[str], bool]:
     """Why the object must be replaced (empty when it can be updated), and delete-first?"""
     paths = [c.path for c in changes]
     rules = rules_for(planned.api_version, planned.kind)
     reasons: list[str] = []
+    why = revision.sentence() if revision is not None else "worker revision"
     for identity in IDENTITY_PATHS:
         if any(_under(p, identity) for p in paths):
             reasons.append(
-                f"{identity} changes (worker revision): the new object is created and waited for before the old "
+                f"{identity} changes ({why}): the new object is created and waited for before the old "
                 "one is deleted (no downtime)"
             )
     if reasons:
@@ -164,7 +172,9 @@ def _replace_reasons(planned: PlannedObject, changes: list[FieldChange]) -> tupl
     return reasons, bool(hit)
 
 
-def compare(old: PlannedObject, new: PlannedObject, ignored: list[str], owner: str) -> ObjectChange:
+def compare(
+    old: PlannedObject, new: PlannedObject, ignored: list[str], owner: str, revision: RevisionChange | None = None
+) -> ObjectChange:
     changes = field_changes(old.obj, new.obj, ignored)
     change = ObjectChange(
         action="same",
@@ -176,7 +186,7 @@ def compare(old: PlannedObject, new: PlannedObject, ignored: list[str], owner: s
         fields=changes,
     )
     if changes:
-        change.reasons, change.delete_before_replace = _replace_reasons(new, changes)
+        change.reasons, change.delete_before_replace = _replace_reasons(new, changes, revision)
         change.action = "replace" if change.reasons else "update"
     return change
 
@@ -184,8 +194,10 @@ def compare(old: PlannedObject, new: PlannedObject, ignored: list[str], owner: s
 # --- whole plans ------------------------------------------------------------------------------------
 
 
-def _indexed(plan: GraphPlan) -> dict[tuple[str, str, str], tuple[PlannedObject, ComponentPlan | None]]:
+def _indexed(plan: GraphPlan | None) -> dict[tuple[str, str, str], tuple[PlannedObject, ComponentPlan | None]]:
     index: dict[tuple[str, str, str], tuple[PlannedObject, ComponentPlan | None]] = {}
+    if plan is None:
+        return index
     for planned in plan.graph_objects:
         index[planned.key] = (planned, None)
     for component in plan.components:
@@ -194,27 +206,52 @@ def _indexed(plan: GraphPlan) -> dict[tuple[str, str, str], tuple[PlannedObject,
     return index
 
 
-def _owner_label(plan: GraphPlan, component: ComponentPlan | None) -> str:
-    return component.pulumi_name if component else plan.name
+def _owner_label(plan: GraphPlan | None, component: ComponentPlan | None) -> str:
+    return component.pulumi_name if component else plan.name if plan else ""
 
 
-def _component_changes(old: GraphPlan, new: GraphPlan) -> list[ObjectChange]:
+def _component_changes(old: GraphPlan | None, new: GraphPlan | None) -> list[ObjectChange]:
     """The DCD ComponentResources: they carry no inputs, so only create/delete/same."""
-    before = {c.pulumi_name: c.dcd_name for c in old.components}
-    after = {c.pulumi_name: c.dcd_name for c in new.components}
+    before = {c.pulumi_name: c.dcd_name for c in old.components} if old else {}
+    after = {c.pulumi_name: c.dcd_name for c in new.components} if new else {}
+    shown = new or old
+    graph = shown.name if shown is not None else ""
     changes = []
     for name in sorted(set(before) | set(after)):
         if name in before and name in after:
             action: Action = "same"
         else:
             action = "create" if name in after else "delete"
-        changes.append(ObjectChange(action, DCD_TYPE, name, new.name, before.get(name, ""), after.get(name, "")))
+        changes.append(ObjectChange(action, DCD_TYPE, name, graph, before.get(name, ""), after.get(name, "")))
     return changes
 
 
-def diff_plans(old: GraphPlan, new: GraphPlan) -> GraphDiff:
-    """Per resource, what ``pulumi up`` from OLD to NEW would do."""
+def worker_hash_of(plan: GraphPlan) -> str:
+    """The worker hash in the names of the graph's worker objects ("" when none carries one)."""
+    return next((c.worker_hash for c in plan.components if c.worker_hash), "")
+
+
+def graph_worker_hash(plan: GraphPlan) -> str:
+    """The graph's worker hash, in names or (Grove) only in labels; "" without worker components."""
+    named = worker_hash_of(plan)
+    if named or not isinstance(plan.graph, DynamoGraphDeployment):
+        return named
+    return compute_worker_hash(plan.graph, plan.namespace)
+
+
+def plan_revision_change(old: GraphPlan, new: GraphPlan) -> RevisionChange | None:
+    """Why the worker hash moved between the plans (None when it did not)."""
+    in_names = bool(worker_hash_of(old) or worker_hash_of(new))
+    return revision_change(
+        old.graph, old.namespace, graph_worker_hash(old), new.graph, new.namespace, graph_worker_hash(new), in_names
+    )
+
+
+def diff_plans(old: GraphPlan | None, new: GraphPlan | None) -> GraphDiff:
+    """Per resource, what ``pulumi up`` from OLD to NEW would do (either side may be None: a
+    program that adds or removes a graph)."""
     before, after = _indexed(old), _indexed(new)
+    revision = plan_revision_change(old, new) if old is not None and new is not None else None
     changes = _component_changes(old, new)
     for key in sorted(set(before) | set(after), key=lambda k: (k[2], k[1])):
         if key not in before:
@@ -227,6 +264,7 @@ def diff_plans(old: GraphPlan, new: GraphPlan) -> GraphDiff:
                                         _owner_label(old, component), old_name=planned.name))
         else:
             (old_obj, _), (new_obj, component) = before[key], after[key]
+            assert new is not None  # the key is on both sides
             ignored = ignore_changes(new_obj, new, component)
-            changes.append(compare(old_obj, new_obj, ignored, _owner_label(new, component)))
-    return GraphDiff(changes)
+            changes.append(compare(old_obj, new_obj, ignored, _owner_label(new, component), revision))
+    return GraphDiff(changes, revision)

@@ -36,9 +36,43 @@ from pulumi.runtime.sync_await import _sync_await
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 UNKNOWN_TEXT = "(unknown)"
+SECRET_TEXT = "[secret]"
 #: How the Pulumi wire format marks a resource reference inside a map.
 _SIG_KEY = "4dabf18193072939515e22adb298388d"
 _RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+
+
+def whole_numbers(value: Any) -> Any:
+    """``value`` with every integral float made an ``int`` again.
+
+    The wire format carries every number as a protobuf double, so ``replicas: 1`` reaches the
+    monitor as ``1.0``; the engine shows it as ``1``, and so must we (a JSON ``1.0`` is not what
+    the user wrote). A fractional number stays a float."""
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def shown_inputs(value: Any) -> Any:
+    """A recorded input as a user may see it: plain JSON values, unknowns as ``(unknown)``,
+    secrets as ``[secret]`` (never their value), and no engine internals (``__provider``, the
+    pickled dynamic provider; any other ``__`` key)."""
+    if is_unknown(value):
+        return UNKNOWN_TEXT
+    if isinstance(value, dict):
+        if value.get(_SIG_KEY) == _SECRET_SIG:
+            return SECRET_TEXT
+        return {str(k): shown_inputs(v) for k, v in value.items() if not str(k).startswith("__")}
+    if isinstance(value, (list, tuple)):
+        return [shown_inputs(item) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return whole_numbers(value)
+    return str(value)
 
 
 def _without_references(value: Any) -> Any:
@@ -142,8 +176,8 @@ class DynamoMocks(Mocks):
         metadata = args.inputs.get("metadata") or {}
         if isinstance(metadata, dict) and metadata.get("name"):
             ns = metadata.get("namespace")
-            return (f"{ns}/{metadata['name']}" if ns else str(metadata["name"])), dict(args.inputs)
-        return f"{args.name}-id", dict(args.inputs)
+            return (f"{ns}/{metadata['name']}" if ns else str(metadata["name"])), whole_numbers(dict(args.inputs))
+        return f"{args.name}-id", whole_numbers(dict(args.inputs))
 
     def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         return {}, None
@@ -197,7 +231,7 @@ class RecordingMonitor(MockMonitor):
                     custom=bool(request.custom),
                     provider=request.provider,
                     providers=dict(request.providers),
-                    inputs=rpc.deserialize_properties(request.object, keep_unknowns=True),
+                    inputs=whole_numbers(rpc.deserialize_properties(request.object, keep_unknowns=True)),
                     ignore_changes=tuple(request.ignoreChanges),
                     replace_on_changes=tuple(request.replaceOnChanges),
                     delete_before_replace=bool(request.deleteBeforeReplace),

@@ -118,11 +118,11 @@ def test_diff_json_names_operation_kind_name_component_paths_and_reasons(
 ) -> None:
     code, out, _ = run_cli(capsys, "diff", str(default_graph_path()), _changed_graph(tmp_path), "-o", "json")
     assert code == 0
-    rows = json.loads(out)
+    rows = json.loads(out)["changes"]
     assert rows and all(r["operation"] != "same" for r in rows)
     assert all(
-        set(r) == {"operation", "kind", "type", "name", "object", "component", "paths", "reasons", "deleteBeforeReplace",
-                   "managedBy"}
+        set(r) == {"graph", "operation", "kind", "type", "name", "object", "component", "paths", "reasons",
+                   "deleteBeforeReplace", "managedBy"}
         for r in rows
     )
     updated = next(r for r in rows if r["operation"] == "update")
@@ -133,7 +133,7 @@ def test_diff_json_names_operation_kind_name_component_paths_and_reasons(
 def test_preview_json_is_sorted_and_names_operation_type_name_parent(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "preview", "-o", "json")
     assert code == 0
-    rows = json.loads(out)
+    rows = json.loads(out)["resources"]
     keys = [(r["parentType"], r["parent"], r["type"], r["name"]) for r in rows]
     assert keys == sorted(keys)
     assert {r["operation"] for r in rows} == {"create"}

@@ -42,7 +42,7 @@ def test_preview_tree_shows_children_under_their_component(capsys):
 
 def test_preview_json_names_type_name_and_parent(capsys):
     assert main(["preview", "--format", "json", "--namespace", "ns9"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["resources"]
     by_type = {r["type"]: r for r in rows}
     assert by_type["dynamo:index:DynamoGraphDeployment"]["parent"] == "dynamo-dev"
     deployment = next(r for r in rows if r["type"] == "kubernetes:apps/v1:Deployment" and "worker" in r["name"])

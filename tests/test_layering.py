@@ -38,13 +38,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("render", ("render.*",)),
     ("verdict", ("verdict", "validation.update_verdict")),
     ("planning", ("planning.*",)),
-    ("diff", ("diffing", "mode_diff")),
+    ("diff", ("worker_revision", "gpu_delta", "diffing", "mode_diff")),
     ("readiness", ("readiness.*",)),
     # --- edges ---
     ("cluster", ("cluster.*",)),
     ("resources", ("resources.*",)),
     ("plugin", ("plugin.*",)),
-    ("program", ("program", "mocks")),
+    ("program", ("program", "mocks", "cloud_mocks", "git_revision", "user_program")),
     ("cli", ("cli.*", "__main__")),
 )
 LAYER_NAMES = [name for name, _ in LAYERS]

@@ -1,24 +1,37 @@
-"""dynamo-pulumi diff OLD NEW [-p PLATFORM] [-n NS] [--mode render|operator] [-o text|json] [--detailed-exitcode]
+"""dynamo-pulumi diff OLD NEW | --old-ref REF NEW [-p PLATFORM] [-n NS] [--mode render|operator] [-o text|json] [--detailed-exitcode]
 
 What ``pulumi up`` from OLD to NEW would do to each object (either may be ``-`` for stdin).
 
+OLD and NEW are graph YAML files, or Pulumi programs (a ``.py`` file or a project directory with
+``Pulumi.yaml``, run under mocks as ``preview PROGRAM`` runs them, ``--stack``/``--config`` for
+both): a pull request's Dynamo changes reviewed in CI without a cloud account. ``--old-ref REF``
+takes OLD from git: NEW as it was at REF (a branch, tag or commit), e.g. ``diff --old-ref
+origin/main examples/eks-gpu-node-group``. Graphs of two programs are paired by kind, namespace and
+name (a graph on one side only is created or deleted).
+
 One line per resource naming the action (create / update / replace / delete / same) and the
 object, then the changed fields, and for a replace the reason and whether the old object goes
-first. Offline: both graphs are validated and rendered in Python, no cluster, no Pulumi CLI.
-``-o json`` prints one object per resource: operation, kind, type, name, object, component, paths
-(the changed fields), reasons (why a replace), deleteBeforeReplace, managedBy (``pulumi``, or
-``operator`` for an object of the operator's predicted expansion). ``--mode operator`` diffs the
-DGD/DCD custom resource (replaced exactly when the operator's update webhook would refuse the
-change, naming the rule) and lists which predicted objects the operator will create, change or
-delete; in render mode the webhook's update rules are listed as planned replacements. With
-``--detailed-exitcode`` the exit status is 2 when anything would change, 0 when nothing would;
-a usage error exits 64, never 2.
+first. Then, per graph: why the worker revision moved (every worker's name includes it, so one
+component's change renames all of them), the GPU delta per component with the GPU product the
+placement names (``+8 nvidia.com/gpu (NVIDIA-H100-80GB-HBM3) on decode: replicas 2 => 4``) and in
+total, and every replacement that deletes first (downtime). Offline: both sides are validated and
+rendered in Python, no cluster, no Pulumi CLI.
+
+``--mode operator`` diffs the DGD/DCD custom resource (replaced, deleting first, exactly when the
+operator's update webhook would refuse the change, naming the rule) and lists what the operator
+will create, update, replace or delete; in render mode the webhook's update rules are listed as
+planned replacements. ``-o json``: ``{"changes", "gpus", "workerRevisions"?, "plannedReplacements"?,
+"downtime"?}`` (README, "diff -o json"). With ``--detailed-exitcode`` the exit status is 2 when
+anything would change, 0 when nothing would; a usage error exits 64, never 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from dynamo_pulumi.cli.common import (
@@ -29,153 +42,128 @@ from dynamo_pulumi.cli.common import (
     read_input,
     subcommand_parser,
 )
-from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_OK
-from dynamo_pulumi.diffing import MISSING, GraphDiff, ObjectChange
+from dynamo_pulumi.cli.diff_report import GraphChange, format_report, report_json
+from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_OK, UsageError
+from dynamo_pulumi.cli.preview_cmd import add_program_flags
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.gpu_delta import gpu_delta
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import load_documents
-from dynamo_pulumi.mode_diff import ModeDiff, diff_for_mode
-from dynamo_pulumi.platform import load_platform
+from dynamo_pulumi.loading import LoadedObject, load_documents
+from dynamo_pulumi.mode_diff import diff_for_mode
+from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.program import plan
 from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.validation.update_verdict import update_verdict
-
-SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
-MAX_FIELDS = 25
+from dynamo_pulumi.user_program import looks_like_program, run_program_argument
+from dynamo_pulumi.validation.update_verdict import UpdateVerdict, update_verdict
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subcommand_parser(subparsers, "diff", __doc__)
-    parser.add_argument("old", help="the graph as deployed now")
-    parser.add_argument("new", help="the graph you want")
+    parser.add_argument("old", help="the graph (YAML) or program as deployed now; with --old-ref: NEW")
+    parser.add_argument("new", nargs="?", help="the graph (YAML) or program you want")
+    parser.add_argument("--old-ref", metavar="REF",
+                        help="OLD is NEW as it was at this git revision (branch, tag or commit)")
     add_common(parser)
     add_mode(parser)
     add_output(parser, ("text", "json"))
+    add_program_flags(parser)
     parser.add_argument("--all", action="store_true", help="also list unchanged resources")
     parser.add_argument(
         "--detailed-exitcode",
         action="store_true",
         help="exit 2 when anything would change (0 when nothing would), for CI gates",
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, usage=parser.format_usage)
 
 
-def _value(value: Any) -> str:
-    if value is MISSING:
-        return "<none>"
-    return json.dumps(value, sort_keys=True, default=str)
+@dataclass(frozen=True)
+class Side:
+    """The graphs of one side: their plans, and each graph as loaded (for the update verdict)."""
+
+    plans: list[GraphPlan]
+    loaded: list[LoadedObject]
 
 
-def format_change(change: ObjectChange) -> list[str]:
-    lines = [f"{SYMBOLS[change.action]} {change.action:<8} {change.type} {change.pulumi_name} ({change.object_name})"]
-    for reason in change.reasons:
-        lines.append(f"      reason: {reason}")
-    for item in change.fields[:MAX_FIELDS]:
-        lines.append(f"      {item.path}: {_value(item.old)} => {_value(item.new)}")
-    if len(change.fields) > MAX_FIELDS:
-        lines.append(f"      ... {len(change.fields) - MAX_FIELDS} more fields")
-    return lines
-
-
-def format_diff(diff: GraphDiff, show_all: bool = False) -> str:
-    lines: list[str] = []
-    for change in diff.changes:
-        if change.action != "same" or show_all:
-            lines.extend(format_change(change))
-    counts = diff.counts()
-    lines.append(
-        f"\nResources: {counts['create']} to create, {counts['update']} to update, "
-        f"{counts['replace']} to replace, {counts['delete']} to delete, {counts['same']} unchanged"
-    )
-    return "\n".join(lines)
-
-
-def _change_json(change: ObjectChange) -> dict[str, Any]:
-    return {
-        "operation": change.action,
-        "kind": change.type.rsplit(":", 1)[-1],
-        "type": change.type,
-        "name": change.pulumi_name,
-        "object": change.object_name,
-        "component": change.owner,
-        "paths": [item.path for item in change.fields],
-        "reasons": list(change.reasons),
-        "deleteBeforeReplace": change.delete_before_replace,
-        "managedBy": "pulumi",
-    }
-
-
-def as_json(diff: GraphDiff, show_all: bool = False) -> list[dict[str, Any]]:
-    """One entry per resource (unchanged ones only with ``show_all``), in the diff's order."""
-    return [_change_json(change) for change in diff.changes if change.action != "same" or show_all]
-
-
-def mode_as_json(mode_diff: ModeDiff, show_all: bool = False) -> list[dict[str, Any]]:
-    """Operator mode: the custom resource's entry, then one per predicted object that changes."""
-    change = mode_diff.custom_resource
-    entries = [_change_json(change)] if change is not None and (change.action != "same" or show_all) else []
-    entries += [
-        {
-            "operation": item.action, "kind": item.kind, "type": item.api_version, "name": item.name,
-            "object": item.name, "component": None, "paths": [], "reasons": [],
-            "deleteBeforeReplace": False, "managedBy": "operator",
-        }
-        for item in mode_diff.expansion
-    ]
-    return entries
-
-
-def format_planned_replacements(mode_diff: ModeDiff) -> list[str]:
-    """Render mode: the webhook rules OLD -> NEW breaks (they do not apply without a DGD)."""
-    return [
-        f"planned replacement (render mode; the operator's webhook would refuse this in place): {rule}"
-        for rule in mode_diff.verdict.replacements
-    ]
-
-
-def format_operator_diff(mode_diff: ModeDiff, show_all: bool = False) -> str:
-    change = mode_diff.custom_resource
-    assert change is not None
-    lines = format_change(change) if change.action != "same" or show_all else []
-    lines.append("\nPredicted expansion (created by the operator, not by Pulumi):")
-    for item in mode_diff.expansion:
-        lines.append(f"{SYMBOLS[item.action]} {item.action:<8} {item.kind} {item.name}")
-    if not mode_diff.expansion:
-        lines.append("  no object changes")
-    lines.append(f"\nCustom resource: {change.action}; operator objects: {len(mode_diff.expansion)} to change")
-    return "\n".join(lines)
-
-
-def _first_graph(source: SourceText) -> Any:
+def _file_side(argument: str, args: argparse.Namespace) -> Side:
+    source: SourceText = read_input(argument, args.inline)
     graphs = load_documents(source).graphs
     if not graphs:
         raise InputError("holds no DynamoGraphDeployment or DynamoComponentDeployment", source.name)
-    return graphs[0]
+    return Side([plan(source, args.namespace, args.platform, mode=args.mode)], [graphs[0]])
 
 
-def _changed(mode_diff: ModeDiff) -> bool:
-    if mode_diff.objects is None:
-        return mode_diff.custom_resource is not None and mode_diff.custom_resource.action != "same"
-    return any(c.action != "same" for c in mode_diff.objects.changes)
+def _side(argument: str, args: argparse.Namespace) -> Side:
+    if not args.inline and argument != "-" and looks_like_program(argument):
+        plans = run_program_argument(argument, args.stack, args.config).plans
+        return Side(plans, [LoadedObject(p.graph) for p in plans])
+    return _file_side(argument, args)
+
+
+def _key(plan: GraphPlan) -> tuple[str, str, str]:
+    return (plan.kind, plan.namespace, plan.name)
+
+
+def _pairs(old: Side, new: Side) -> Iterator[tuple[int | None, int | None]]:
+    """Indexes of the graphs paired OLD -> NEW: one graph on each side is one pair whatever its
+    name (the YAML files' rule); else by kind, namespace and name, NEW's order, then OLD-only ones."""
+    if len(old.plans) == 1 and len(new.plans) == 1:
+        yield 0, 0
+        return
+    before = {_key(p): i for i, p in enumerate(old.plans)}
+    after = {_key(p): i for i, p in enumerate(new.plans)}
+    for key, index in after.items():
+        yield before.get(key), index
+    for key, index in before.items():
+        if key not in after:
+            yield index, None
+
+
+def _verdict(old: Side, new: Side, i: int | None, j: int | None) -> UpdateVerdict:
+    shown = new.plans[j] if j is not None else old.plans[i]  # type: ignore[index]
+    if i is None or j is None:
+        return UpdateVerdict(shown.mode)
+    # The same OLD -> NEW verdict `validate --old` gives (validation.update_verdict).
+    return update_verdict(old.loaded[i].object, new.loaded[j], shown.platform, shown.mode)
+
+
+def graph_changes(old: Side, new: Side) -> list[GraphChange]:
+    changes = []
+    for i, j in _pairs(old, new):
+        old_plan = old.plans[i] if i is not None else None
+        new_plan = new.plans[j] if j is not None else None
+        mode_diff = diff_for_mode(old_plan, new_plan, _verdict(old, new, i, j))
+        changes.append(GraphChange(old_plan, new_plan, mode_diff, gpu_delta(old_plan, new_plan)))
+    return changes
+
+
+@contextlib.contextmanager
+def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
+    """OLD and NEW as paths (or ``-``/inline text); with ``--old-ref``, OLD exported from git."""
+    if args.old_ref is None:
+        if args.new is None:
+            raise UsageError(f"give OLD and NEW, or --old-ref REF and NEW\n{args.usage().rstrip()}")
+        yield args.old, args.new
+        return
+    if args.new is not None:
+        raise UsageError(f"with --old-ref give one input, NEW (OLD is NEW as it was at REF)\n{args.usage().rstrip()}")
+    if args.inline or args.old == "-":
+        raise UsageError("--old-ref needs a file or program path, not standard input or inline text")
+    from dynamo_pulumi.git_revision import at_revision
+
+    with at_revision(args.old, args.old_ref) as old:
+        yield str(old), args.old
 
 
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
-    check_stdin_once([args.old, args.new], args.inline)
-    old_source, new_source = read_input(args.old, args.inline), read_input(args.new, args.inline)
-    old = plan(old_source, args.namespace, args.platform, mode=args.mode)
-    new = plan(new_source, args.namespace, args.platform, mode=args.mode)
-    # The same OLD -> NEW verdict `validate --old` gives (validation.update_verdict).
-    verdict = update_verdict(_first_graph(old_source).object, _first_graph(new_source), load_platform(args.platform),
-                             args.mode)
-    mode_diff = diff_for_mode(old, new, verdict)
+    with _inputs(args) as (old_argument, new_argument):
+        check_stdin_once([old_argument, new_argument], args.inline)
+        old, new = _side(old_argument, args), _side(new_argument, args)
+        graphs = graph_changes(old, new)
+    if not graphs:
+        raise InputError("neither side deploys a DynamoGraphDeployment or DynamoComponentDeployment")
     if args.output == "json":
-        entries = as_json(mode_diff.objects, args.all) if mode_diff.objects is not None else mode_as_json(
-            mode_diff, args.all
-        )
-        print(json.dumps(entries, indent=2, sort_keys=True))
-    elif mode_diff.objects is None:
-        print(format_operator_diff(mode_diff, args.all))
+        print(json.dumps(report_json(graphs, args.all), indent=2, sort_keys=True))
     else:
-        print("\n".join([*format_planned_replacements(mode_diff), format_diff(mode_diff.objects, args.all)]))
-    return EXIT_CHANGES if args.detailed_exitcode and _changed(mode_diff) else EXIT_OK
+        print(format_report(graphs, args.all))
+    return EXIT_CHANGES if args.detailed_exitcode and any(g.changed for g in graphs) else EXIT_OK

@@ -1,15 +1,26 @@
-"""dynamo-pulumi preview [FILE] [-p PLATFORM] [-n NS] [--mode render|operator] [-o tree|json]
+"""dynamo-pulumi preview [FILE|PROGRAM] [-p PLATFORM] [-n NS] [--mode render|operator] [--stack S] [--config K=V] [-o tree|json]
 
-What ``pulumi up`` would create, without a cluster or the Pulumi CLI. The real program (:func:`dynamo_pulumi.program.deploy`) runs in-process under Pulumi mocks in
-preview mode, and the registered resources are printed as a tree (type, name, Kubernetes object
-name), parents above children. Without FILE the embedded example graph is previewed; ``-``
-reads the graph from standard input. A file with several graphs previews them all in one
-program (each with the documents beside it), as a program deploying each would. ``-o json``
-prints one object per resource, sorted by
-parent, type and name, the same bytes on every run: operation, type, name, parent, parentType,
-object, inputs, ignoreChanges, replaceOnChanges, deleteBeforeReplace. With ``--mode operator``
-the DGD/DCD custom resource is what Pulumi creates, and the operator's predicted expansion is
-printed after it (JSON: ``{"resources": [...], "expansion": [{apiVersion, kind, name, digest}]}``).
+What ``pulumi up`` would create, without a cluster or the Pulumi CLI. The real program
+(:func:`dynamo_pulumi.program.deploy`) runs in-process under Pulumi mocks in preview mode, and the
+registered resources are printed as a tree (type, name, Kubernetes object name), parents above
+children, then per graph its namespace, URL, GPUs per component (with the GPU product the
+placement names) and warnings. Without FILE the embedded example graph is previewed; ``-`` reads
+the graph from standard input. A file with several graphs previews them all in one program (each
+with the documents beside it), as a program deploying each would.
+
+PROGRAM (a ``.py`` file, or a project directory with ``Pulumi.yaml``) is your own Pulumi program:
+it runs under mocks with placeholder outputs for cloud resources (EKS, GKE, IAM), its stack
+configuration from ``Pulumi.<stack>.yaml`` (``--stack``, default dev) and ``--config key=value``;
+the tree shows every resource it registers. ``-p``, ``-n`` and ``--mode`` apply to a YAML FILE
+only (a program says them itself).
+
+``-o json`` prints ``{"resources": [...], "graphs": [...]}``, the same bytes on every run:
+``resources`` one object per resource sorted by parent, type and name (operation, type, name,
+parent, parentType, object, inputs, ignoreChanges, replaceOnChanges, deleteBeforeReplace; inputs
+as plain JSON: whole numbers as integers, unknown values as "(unknown)", secrets as "[secret]",
+no engine internals); ``graphs`` one object per graph (kind, name, namespace, mode,
+dynamoNamespace, frontendUrl when it has one, gpus, warnings, and in operator mode expansion: the
+objects the operator will create, ``{apiVersion, kind, name, digest}``).
 """
 
 from __future__ import annotations
@@ -20,12 +31,15 @@ from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.cli.common import add_common, add_mode, add_output, read_input, subcommand_parser, warn
+from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.mocks import Recording, Registration, run_program
+from dynamo_pulumi.mocks import Recording, Registration, run_program, shown_inputs
 from dynamo_pulumi.planning.operator_mode import operator_expansion
-from dynamo_pulumi.planning.outputs import summarize
+from dynamo_pulumi.planning.outputs import gpu_count_warnings, summarize
+from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.program import default_graph_path, deploy
 from dynamo_pulumi.sources import SourceText
+from dynamo_pulumi.user_program import DEFAULT_STACK, looks_like_program, run_program_argument
 
 #: Every resource of a fresh preview is created (there is no stack state offline).
 OPERATION = "create"
@@ -33,9 +47,14 @@ OPERATION = "create"
 
 def add_parser(subparsers: Any) -> None:
     parser = subcommand_parser(subparsers, "preview", __doc__)
-    parser.add_argument("file", nargs="?", help="DGD/DCD YAML ('-': stdin; default: the embedded example graph)")
+    parser.add_argument(
+        "file", nargs="?",
+        help="DGD/DCD YAML ('-': stdin; default: the embedded example graph), or a Pulumi program "
+        "(a .py file or a project directory with Pulumi.yaml)",
+    )
     add_common(parser)
     add_mode(parser)
+    add_program_flags(parser)
     add_output(parser, ("tree", "json"), "--format")
     parser.set_defaults(run=run)
 
@@ -87,7 +106,7 @@ def as_json(recording: Recording) -> list[dict[str, Any]]:
             "ignoreChanges": list(r.ignore_changes),
             "replaceOnChanges": list(r.replace_on_changes),
             "deleteBeforeReplace": r.delete_before_replace,
-            "inputs": r.inputs,
+            "inputs": shown_inputs(r.inputs),
         }
         for r in sorted(recording.resources, key=_sort_key)
     ]
@@ -105,31 +124,68 @@ def graph_sources(source: SourceText) -> list[SourceText]:
     return [replace(source, document=g.document) for g in graphs]
 
 
+def add_program_flags(parser: argparse.ArgumentParser) -> None:
+    """``--stack`` and ``--config`` of a PROGRAM argument (shared with ``diff``)."""
+    parser.add_argument("--stack", default=DEFAULT_STACK,
+                        help=f"a program's stack: its config is read from Pulumi.<stack>.yaml (default: {DEFAULT_STACK})")
+    parser.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                        help="a program's stack config value (repeatable; a key without 'project:' is the project's)")
+
+
+def _run_file(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
+    sources: list[Any] = graph_sources(read_input(args.file, args.inline)) if args.file else [default_graph_path()]
+    recording, tops = run_program(
+        lambda: [deploy(source, args.namespace, args.platform, export=False, mode=args.mode) for source in sources]
+    )
+    return recording, [top.plan for top in tops]
+
+
+def previewed(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
+    """What a preview shows: the registrations and the graphs' plans, of a YAML file or a program."""
+    if args.file and not args.inline and args.file != "-" and looks_like_program(args.file):
+        run = run_program_argument(args.file, args.stack, args.config)
+        return run.recording, run.plans
+    return _run_file(args)
+
+
+def plan_warnings(plan: GraphPlan) -> list[str]:
+    """The plan's warnings, then any GPU the outputs cannot count (each once)."""
+    return list(dict.fromkeys([*plan.warnings, *gpu_count_warnings(plan)]))
+
+
+def graph_json(plan: GraphPlan) -> dict[str, Any]:
+    """One graph of ``preview -o json``: every field filled or absent."""
+    summary = summarize(plan)
+    entry: dict[str, Any] = {
+        "kind": plan.kind, "name": plan.name, "namespace": plan.namespace, "mode": plan.mode,
+        "dynamoNamespace": summary.dynamo_namespace, "gpus": gpu_delta(None, plan).requested_json(),
+        "warnings": plan_warnings(plan),
+    }
+    if summary.frontend_url:
+        entry["frontendUrl"] = summary.frontend_url
+    if plan.mode == "operator":
+        entry["expansion"] = operator_expansion(plan)
+    return entry
+
+
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
-    sources: list[Any] = graph_sources(read_input(args.file, args.inline)) if args.file else [default_graph_path()]
-    mode = args.mode
-    recording, tops = run_program(
-        lambda: [deploy(source, args.namespace, args.platform, export=False, mode=mode) for source in sources]
-    )
+    recording, plans = previewed(args)
     if args.output == "json":
-        document: Any = as_json(recording)
-        if mode == "operator":
-            document = {"resources": document, "expansion": [e for top in tops for e in operator_expansion(top.plan)]}
-        print(json.dumps(document, indent=2, sort_keys=True, default=str))
+        document = {"resources": as_json(recording), "graphs": [graph_json(plan) for plan in plans]}
+        print(json.dumps(document, indent=2, sort_keys=True))
         return 0
     print(format_tree(recording))
-    for top in tops:
-        _print_summary(top, mode, several=len(tops) > 1)
+    for plan in plans:
+        _print_summary(plan, several=len(plans) > 1)
     return 0
 
 
-def _print_summary(top: Any, mode: str, several: bool) -> None:
+def _print_summary(plan: GraphPlan, several: bool) -> None:
     """The graph's predicted expansion (operator mode), namespace, URL and GPUs; warnings."""
-    plan = top.plan
     if several:
         print(f"\n{plan.kind} {plan.name}:")
-    if mode == "operator":
+    if plan.mode == "operator":
         print("\npredicted expansion (created by the operator, not by Pulumi):")
         for entry in operator_expansion(plan):
             print(f"  {entry['kind']} {entry['name']} ({entry['apiVersion']}) digest {entry['digest']}")
@@ -137,5 +193,7 @@ def _print_summary(top: Any, mode: str, several: bool) -> None:
     print(f"dynamo namespace: {summary.dynamo_namespace}")
     print(f"frontend URL:     {summary.frontend_url or '-'}")
     print(f"GPUs requested:   {summary.total_gpus}")
-    for warning in plan.warnings:
+    for line in summary_lines(gpu_delta(None, plan)):
+        print(line)
+    for warning in plan_warnings(plan):
         warn(warning)

@@ -106,10 +106,17 @@ def _sorted_map(mapping: dict[str, Any]) -> dict[str, Any]:
 
 def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
     """The 8-hex worker generation hash of a graph ("" when it has no worker-type component)."""
-    from dynamo_pulumi.render.graph import generate_component_deployments
-
     if not any(is_worker_type(c.type) for c in graph.components):
         return ""
+    digest = hashlib.sha256(_go_json(worker_hash_document(graph, namespace))).hexdigest()
+    return digest[:WORKER_HASH_LENGTH]
+
+
+def worker_hash_document(graph: DynamoGraphDeployment, namespace: str) -> dict[str, Any]:
+    """What the hash is computed over, one entry per worker component (keyed by its name, sorted):
+    also what ``diff`` compares to say which component's change moved the hash."""
+    from dynamo_pulumi.render.graph import generate_component_deployments
+
     document: dict[str, Any] = {}
     for dcd in generate_component_deployments(graph, namespace, WORKER_HASH_PLACEHOLDER):
         spec = dcd["spec"]
@@ -128,5 +135,4 @@ def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
             entry["runtimeVersion"] = runtime
         entry["spec"] = _ordered_spec(spec)
         document[dcd_identity.component_name_of(dcd)] = entry
-    digest = hashlib.sha256(_go_json(_sorted_map(document))).hexdigest()
-    return digest[:WORKER_HASH_LENGTH]
+    return _sorted_map(document)
