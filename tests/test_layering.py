@@ -190,7 +190,7 @@ def test_only_the_edges_import_the_pulumi_components() -> None:
         if not m.startswith(f"{PACKAGE}.resources")
         and any(i.target.startswith(f"{PACKAGE}.resources") for i in imports_of(m, path.read_text()))
     )
-    edges = {f"{PACKAGE}.{name}" for name in ("program", "mocks")}
+    edges = {f"{PACKAGE}.{name}" for name in ("program", "mocks", "user_program")}
     allowed = [m for m in importers if m in edges or m.startswith((f"{PACKAGE}.cli", f"{PACKAGE}.plugin"))]
     assert importers == allowed
 
