@@ -50,16 +50,17 @@ def test_ready_true_but_state_not_successful_is_not_ready():
     assert not dgd_ready(dgd).ready
 
 
-def test_a_failed_state_is_terminal_with_the_operators_message():
+def test_a_failed_state_is_not_terminal_the_operator_retries_it():
     status = operator_status("DynamoGraphDeployment", recording("dgd-failed"))
-    assert not status.is_ready and status.terminal == "failed to compute worker hash: json: unsupported value: NaN"
+    assert not status.is_ready and not status.terminal
     assert status.ready.reason == "failed_to_initialize_worker_hash"
+    assert status.ready.message == "failed to compute worker hash: json: unsupported value: NaN"
 
 
 def test_a_pending_graph_keeps_the_operators_reason():
     status = operator_status("DynamoGraphDeployment", recording("dgd-pending"))
     assert status.ready.reason == "some_resources_are_not_ready" and not status.terminal
-    assert [c.summary() for c in status.not_ready()] == ["decode: 0/2 ready"]
+    assert [c.summary() for c in status.not_ready()] == ["decode: 0/2 ready (Deployment llm-decode-1a2b3c4d: 2 updated, 0 available of 2)"]
 
 
 def test_a_missing_dgd_is_not_ready_and_not_terminal():

@@ -6,7 +6,8 @@ from __future__ import annotations
 from test_readiness_support import DELETE, patched, recorded
 
 from dynamo_pulumi.readiness import InMemoryReader
-from dynamo_pulumi.readiness.status import changed_components, lws_rollout_gap, render_status
+from dynamo_pulumi.readiness.object_status import leader_worker_set_status
+from dynamo_pulumi.readiness.status import changed_components, render_status
 from dynamo_pulumi.readiness.targets import WatchTarget, render_targets, revision
 
 NS = "dynamo"
@@ -45,7 +46,7 @@ def test_a_deployment_rollout_in_progress_is_not_ready():
 
 def test_an_lws_the_operator_calls_ready_is_not_ready_until_every_group_is_updated():
     lws = patched(recorded("leaderworkerset"), {"status": {"updatedReplicas": 1}})
-    assert lws_rollout_gap(lws) == "updatedReplicas=1 < desired=2"
+    assert leader_worker_set_status(lws).message == "1 of 2 groups updated"
     status = _status((lws, "prefill"))
     assert not status.is_ready and status.not_ready()[0].result.reason == "updating"
 
@@ -60,7 +61,7 @@ def test_an_lws_whose_available_condition_describes_an_older_generation_is_not_r
 def test_a_missing_workload_is_not_ready():
     target = WatchTarget(api_version="apps/v1", kind="Deployment", namespace=NS, name="gone", component="x", group="gone")
     status = render_status([target], InMemoryReader())
-    assert not status.is_ready and status.not_ready()[0].summary() == "x: 0/1 ready"
+    assert not status.is_ready and status.not_ready()[0].summary() == "x: 0/1 ready (Deployment gone: 0 updated, 0 available of 1)"
 
 
 def test_grove_children_are_judged_under_their_podcliqueset():
