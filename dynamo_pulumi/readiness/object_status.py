@@ -16,7 +16,7 @@ that loads for 15 minutes passes the Deployment's 600 s progress deadline and th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
@@ -139,14 +139,19 @@ def _deployment_counts(deployment: Mapping[str, Any]) -> ObjectStatus | None:
     return None
 
 
-def deployment_status(deployment: Mapping[str, Any] | None) -> ObjectStatus:
+def deployment_status(
+    deployment: Mapping[str, Any] | None, replica_sets: Sequence[Mapping[str, Any]] | None = None
+) -> ObjectStatus:
     """A Deployment: Current only once the latest spec is fully rolled out and available.
 
     Generic rules (a missing ``observedGeneration`` reads as 0, as kubectl reads it), a paused
     rollout (never finishes), a ``Progressing`` problem (``ProgressDeadlineExceeded`` or any
     ``False``: Failed with Kubernetes' reason and message), then the replica counts (scaled to 0
     included: no old pod may remain), then ``Progressing=NewReplicaSetAvailable`` where required
-    and ``Available=True``.
+    and ``Available=True``. When the namespace's ``replica_sets`` are given, the ReplicaSet of
+    the Deployment's revision must exist and be available too (pulumi-kubernetes' cross-check;
+    the waiter lists none and relies on ``NewReplicaSetAvailable``, which the controller writes
+    only once that ReplicaSet is available).
     """
     generic = generic_status("Deployment", deployment, absent_generation_is_zero=True)
     if generic is not None:
@@ -159,6 +164,9 @@ def deployment_status(deployment: Mapping[str, Any] | None) -> ObjectStatus:
         return problem
     counts = _deployment_counts(deployment)
     if counts is not None:
+        available = find_condition(deployment, "Available")
+        if available is not None and available.get("status") == "False" and available.get("message"):
+            return _in_progress(f"{counts.message} ({available.get('message')})", str(available.get("reason") or ""))
         return counts
     condition = find_condition(deployment, "Progressing") or {}
     if _needs_new_rs_available(deployment) and not (
@@ -168,6 +176,33 @@ def deployment_status(deployment: Mapping[str, Any] | None) -> ObjectStatus:
     available = find_condition(deployment, "Available")
     if available is None or available.get("status") != "True":
         return _in_progress("Deployment is not Available", str((available or {}).get("reason") or ""))
+    if replica_sets is not None:
+        return _active_replica_set_status(deployment, replica_sets)
+    return CURRENT
+
+
+def active_replica_set(deployment: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The ReplicaSet of the Deployment's current revision (pulumi's "active ReplicaSet"): owned by
+    the Deployment, with its ``deployment.kubernetes.io/revision`` annotation. None if not listed."""
+    revision = dig(deployment, "metadata", "annotations", REVISION_ANNOTATION)
+    owner = dig(deployment, "metadata", "name")
+    for replica_set in replica_sets:
+        owners = dig(replica_set, "metadata", "ownerReferences") or []
+        owned = any(isinstance(o, Mapping) and o.get("kind") == "Deployment" and o.get("name") == owner for o in owners)
+        if owned and revision is not None and dig(replica_set, "metadata", "annotations", REVISION_ANNOTATION) == revision:
+            return replica_set
+    return None
+
+
+def _active_replica_set_status(deployment: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]) -> ObjectStatus:
+    replica_set = active_replica_set(deployment, replica_sets)
+    if replica_set is None:
+        revision = dig(deployment, "metadata", "annotations", REVISION_ANNOTATION)
+        return _in_progress(f"no ReplicaSet of revision {revision} yet")
+    wanted = int_at(replica_set, "spec", "replicas", default=1)
+    have = int_at(replica_set, "status", "availableReplicas")
+    if have < wanted:
+        return _in_progress(f"ReplicaSet {dig(replica_set, 'metadata', 'name')}: {have} of {wanted} available")
     return CURRENT
 
 

@@ -170,12 +170,17 @@ def _components_ready(entry: Mapping[str, Any], desired: int) -> bool:
     counted = entry.get("readyReplicas", entry.get("availableReplicas"))
     replicas = int(entry.get("replicas") or 0)
     return replicas == desired and int(entry.get("updatedReplicas") or 0) >= desired and int(counted or 0) >= desired
-def _object_status(verdict: ReadinessResult, state: str) -> ObjectStatus:
-    """The kstatus-shaped state of the custom resource: failing while the operator says failed."""
+def _object_status(cr: Mapping[str, Any] | None, verdict: ReadinessResult, state: str) -> ObjectStatus:
+    """The custom resource's kstatus-shaped state: Failed (failing, still waited on) while the
+    operator says ``failed``, Terminating while it is being deleted."""
     if verdict.ready:
         return CURRENT
-    text = f"{verdict.reason}: {verdict.message}" if verdict.message and verdict.reason else verdict.message or verdict.reason
-    return ObjectStatus(ObjectState.FAILED if state == STATE_FAILED else ObjectState.IN_PROGRESS, text)
+    if cr is None:
+        return ObjectStatus(ObjectState.NOT_FOUND, verdict.message)
+    if dig(cr, "metadata", "deletionTimestamp"):
+        return ObjectStatus(ObjectState.TERMINATING, verdict.message)
+    failed = state == STATE_FAILED and _stale(cr) is None
+    return ObjectStatus(ObjectState.FAILED if failed else ObjectState.IN_PROGRESS, verdict.message, verdict.reason)
 
 
 def operator_status(kind: str, cr: Mapping[str, Any] | None) -> GraphStatus:
@@ -193,5 +198,6 @@ def operator_status(kind: str, cr: Mapping[str, Any] | None) -> GraphStatus:
         entries = dig(cr, "status", "components") or {}
         state = str(dig(cr, "status", "state") or (INITIALIZING if cr is not None else STATE_PENDING))
         terminal = terminal_reason(cr)
-    components = _component_states(cr, entries, verdict, _object_status(verdict, state))
-    return GraphStatus(state=state, ready=verdict, components=components, terminal=terminal)
+    status = _object_status(cr, verdict, state)
+    components = _component_states(cr, entries, verdict, status)
+    return GraphStatus(state=state, ready=verdict, components=components, terminal=terminal, object_status=status)

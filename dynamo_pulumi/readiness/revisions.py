@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from dynamo_pulumi.readiness._fields import dig, int_at, name_of
-from dynamo_pulumi.readiness.object_status import REVISION_ANNOTATION
+from dynamo_pulumi.readiness.object_status import active_replica_set
 
 POD_TEMPLATE_HASH: Final = "pod-template-hash"
 GROVE_POD_TEMPLATE_HASH: Final = "grove.io/pod-template-hash"
@@ -35,18 +35,6 @@ Pod = Mapping[str, Any]
 def _labels(obj: Mapping[str, Any] | None, *path: str) -> Mapping[str, Any]:
     value = dig(obj, *path)
     return value if isinstance(value, Mapping) else {}
-
-
-def active_replica_set(deployment: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The ReplicaSet of the Deployment's current revision (pulumi's "active ReplicaSet"), if listed."""
-    revision = _labels(deployment, "metadata", "annotations").get(REVISION_ANNOTATION)
-    owner = name_of(deployment)
-    for replica_set in replica_sets:
-        owners = dig(replica_set, "metadata", "ownerReferences") or []
-        owned = any(isinstance(o, Mapping) and o.get("kind") == "Deployment" and o.get("name") == owner for o in owners)
-        if owned and revision is not None and _labels(replica_set, "metadata", "annotations").get(REVISION_ANNOTATION) == revision:
-            return replica_set
-    return None
 
 
 def _of_replica_set(pod: Pod, replica_set: Mapping[str, Any]) -> bool:

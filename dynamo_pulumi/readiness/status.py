@@ -58,8 +58,10 @@ class GraphStatus:
     state: str
     ready: ReadinessResult
     components: tuple[ComponentState, ...] = ()
-    #: Set when waiting cannot succeed whatever happens next (operator state ``failed``).
+    #: Set when waiting cannot succeed without a spec change (a failure the operator will not retry).
     terminal: str = ""
+    #: Operator mode: the custom resource's kstatus-shaped state (None in render mode).
+    object_status: ObjectStatus | None = None
 
     @property
     def is_ready(self) -> bool:
