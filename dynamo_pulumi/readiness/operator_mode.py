@@ -66,11 +66,13 @@ def _terminating(kind: str) -> ReadinessResult:
 
 
 def _not_ready_condition(dgd: Mapping[str, Any], condition: Mapping[str, Any], generation: int) -> ReadinessResult | None:
-    """The Ready condition's own verdict when it is for an older generation or not True."""
+    """The Ready condition's own verdict when it is for an older generation or not True; a failed
+    reconcile is reported before a rolling update it interrupted."""
     reason = str(condition.get("reason", "") or SOME_RESOURCES_ARE_NOT_READY)
     message = str(condition.get("message", ""))
+    failed = dig(dgd, "status", "state") == STATE_FAILED and condition.get("status") != "True"
     phase = dig(dgd, "status", "rollingUpdate", "phase")
-    if phase in ROLLOUT_ACTIVE_PHASES:
+    if phase in ROLLOUT_ACTIVE_PHASES and not failed:
         return ReadinessResult(False, ROLLING_UPDATE_IN_PROGRESS, message or f"rolling update {phase}")
     condition_generation = optional_int_at(condition, "observedGeneration")
     if condition_generation is not None and condition_generation != generation:
