@@ -6,8 +6,9 @@ then starts one :class:`KindWatch` per kind plus one on the graph's pods, and re
 on every change with the pure predicates (:mod:`dynamo_pulumi.readiness.status` in render mode,
 :mod:`dynamo_pulumi.readiness.operator_mode` in operator mode). Each component whose state
 changed gets one progress line. It returns when the graph is ready and raises
-:class:`WaitTimeout` (deadline) or :class:`WaitFailed` (operator state ``failed``) with one line
-per unready component: its ready/desired counts and the reasons read from its pods and events.
+:class:`WaitTimeout` (deadline) or :class:`WaitFailed` (a failure the operator will not retry) with
+one line per unready component: its current-revision counts and the reasons read from its
+workload's state and its current pods and events (docs/READINESS.md).
 """
 
 from __future__ import annotations
