@@ -49,7 +49,10 @@ class OracleCase:
 
     @property
     def id(self) -> str:
-        return f"{self.source.rsplit('/', 1)[-1]}::{self.name}"
+        """A pytest id that can be passed back on a command line (no ``::`` nor brackets)."""
+        text = f"{self.source.rsplit('/', 1)[-1]} {self.name}"
+        text = text.replace("::", " ").replace("[", "(").replace("]", ")").replace("\u2014", "-")
+        return text.encode("ascii", "replace").decode()
 
 
 def judge_workload(obj: Mapping[str, Any], *others: Mapping[str, Any], component: str = "worker",

@@ -12,7 +12,7 @@ from test_readiness_support import patched
 from dynamo_pulumi.cluster.api import ResourceRef
 from dynamo_pulumi.cluster.errors import WaitTimeout
 from dynamo_pulumi.cluster.waiter import EVENT, POD, Waiter
-from dynamo_pulumi.readiness.revisions import current_pods, made_from
+from dynamo_pulumi.readiness.revisions import current_pods, grove_updated_pods, made_from
 from dynamo_pulumi.readiness.targets import WaitRequest, WatchTarget
 
 NS = "team-a"
@@ -139,3 +139,24 @@ def test_the_waiter_blames_the_new_generation_only_for_its_own_pods(server):
     assert "CrashLoopBackOff: container main last exit code 3 (Error)" in report
     assert "ImagePullBackOff" not in report
     assert "decode: 0/1 ready (Deployment llm-decode: 1 updated, 0 available of 1, 1 old pending termination)" in report
+
+
+def _grove_pod(name: str, template_hash: str) -> dict[str, Any]:
+    return {"metadata": {"name": name, "labels": {"grove.io/pod-template-hash": template_hash}}}
+
+
+@pytest.mark.parametrize(("clique", "expected"), [
+    ({"metadata": {"labels": {"grove.io/pod-template-hash": "label"}},
+      "status": {"updateProgress": {"podTemplateHash": "progress"}, "currentPodTemplateHash": "current"}}, "label"),
+    ({"metadata": {"labels": {}}, "status": {"updateProgress": {"podTemplateHash": "progress"},
+                                             "currentPodTemplateHash": "current"}}, "progress"),
+    ({"metadata": {}, "status": {"updateProgress": {"podTemplateHash": ""}, "currentPodTemplateHash": "current"}}, "current"),
+    ({"metadata": {}, "status": {"updateProgress": "not-a-mapping", "currentPodTemplateHash": "current"}}, "current"),
+    ({"metadata": {}, "status": {"currentPodTemplateHash": ""}}, None),
+])
+def test_the_hash_grove_expects_label_first_then_update_then_current(clique: dict[str, Any], expected: str | None):
+    pods = [_grove_pod("l", "label"), _grove_pod("p1", "progress"), _grove_pod("p2", "progress"),
+            _grove_pod("c1", "current"), _grove_pod("c2", "current"), _grove_pod("c3", "current")]
+    counts = {"label": 1, "progress": 2, "current": 3, None: 0}
+    assert len(grove_updated_pods(clique, pods)) == counts[expected]
+    assert current_pods("PodClique", clique, pods) == (pods if expected is None else grove_updated_pods(clique, pods))

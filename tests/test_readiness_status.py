@@ -156,3 +156,15 @@ def test_a_ready_child_still_on_the_previous_revision_is_rolling_out():
 
 def test_a_grove_without_revision_hashes_is_judged_on_generations_alone():
     assert _grove_status(_live_pcs(1, 1, None), child_revision=None).is_ready
+
+
+def test_a_workload_the_operator_calls_ready_is_held_while_not_current():
+    """Scaled to 0 before the controller saw it: the operator says ready, we do not, and say why."""
+    scaled = patched(recorded("deployment"), {"metadata": {"generation": 3}, "spec": {"replicas": 0}})
+    (state,) = _status((scaled, "Frontend")).components
+    assert not state.ready and state.result.reason == "updating"
+    assert state.result.message == state.result.detail == "Deployment generation 3 not yet observed (observedGeneration 2)"
+    gone = patched(recorded("deployment"), {"metadata": {"deletionTimestamp": "2026-12-01T10:00:00Z"}})
+    (state,) = _status((gone, "Frontend")).components
+    assert not state.ready and state.result.reason == "some_resources_are_not_ready"
+    assert state.status.state == "Terminating"
