@@ -154,20 +154,32 @@ def deployment_status(
     only once that ReplicaSet is available).
     """
     generic = generic_status("Deployment", deployment, absent_generation_is_zero=True)
-    if generic is not None:
-        return generic
-    assert deployment is not None  # generic_status answers NotFound for None
-    if dig(deployment, "spec", "paused") is True:
-        return _in_progress("rollout is paused (spec.paused)")
-    problem = _progressing(deployment)
-    if problem is not None:
-        return problem
+    if generic is not None or deployment is None:
+        return generic or ObjectStatus(ObjectState.NOT_FOUND, "Deployment not found")
+    for rule in (_paused, _progressing, _counts, _completion):
+        status = rule(deployment)
+        if status is not None:
+            return status
+    if replica_sets is not None:
+        return _active_replica_set_status(deployment, replica_sets)
+    return CURRENT
+
+
+def _paused(deployment: Mapping[str, Any]) -> ObjectStatus | None:
+    return _in_progress("rollout is paused (spec.paused)") if dig(deployment, "spec", "paused") is True else None
+
+
+def _counts(deployment: Mapping[str, Any]) -> ObjectStatus | None:
+    """The replica checks, with ``Available=False``'s reason and message when Kubernetes gave one."""
     counts = _deployment_counts(deployment)
-    if counts is not None:
-        available = find_condition(deployment, "Available")
-        if available is not None and available.get("status") == "False" and available.get("message"):
-            return _in_progress(f"{counts.message} ({available.get('message')})", str(available.get("reason") or ""))
-        return counts
+    available = find_condition(deployment, "Available")
+    if counts is not None and available is not None and available.get("status") == "False" and available.get("message"):
+        return _in_progress(f"{counts.message} ({available.get('message')})", str(available.get("reason") or ""))
+    return counts
+
+
+def _completion(deployment: Mapping[str, Any]) -> ObjectStatus | None:
+    """``Progressing=NewReplicaSetAvailable`` where required, then ``Available=True``."""
     condition = find_condition(deployment, "Progressing") or {}
     if _needs_new_rs_available(deployment) and not (
         condition.get("status") == "True" and condition.get("reason") == NEW_RS_AVAILABLE
@@ -176,9 +188,7 @@ def deployment_status(
     available = find_condition(deployment, "Available")
     if available is None or available.get("status") != "True":
         return _in_progress("Deployment is not Available", str((available or {}).get("reason") or ""))
-    if replica_sets is not None:
-        return _active_replica_set_status(deployment, replica_sets)
-    return CURRENT
+    return None
 
 
 def active_replica_set(deployment: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
