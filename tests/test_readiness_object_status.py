@@ -138,8 +138,8 @@ def test_the_replica_set_of_the_revision_must_be_available_when_replica_sets_are
     assert deployment_status(deployment(), [rs]) == ObjectStatus(ObjectState.IN_PROGRESS, "ReplicaSet d-3: 1 of 2 available")
     assert deployment_status(deployment(), [patched(rs, {"status": {"availableReplicas": 2}})]) == CURRENT
     assert deployment_status(deployment(), []).message == "no ReplicaSet of revision 3 yet"
-    no_spec = patched(rs, {"spec": DELETE, "status": {"availableReplicas": 1}})
-    assert deployment_status(deployment(), [no_spec]) == CURRENT
+    no_spec = patched(rs, {"spec": DELETE, "status": {"availableReplicas": 0}})
+    assert deployment_status(deployment(), [no_spec]).message == "ReplicaSet d-3: 0 of 1 available"
 
 
 def test_lws_rules():
@@ -197,6 +197,7 @@ def test_old_replicas_are_credited_first_while_rolling():
     assert rolling.serving == 0
     assert rolling.summary() == "decode: 0/2 ready (Deployment llm-decode: 1 updated, 0 available of 2, 2 old pending termination)"
     assert component(replicas=2, updated=2, available=1).serving == 1
+    assert component(replicas=3, updated=2).counts().endswith(", 1 old pending termination")
     assert component(replicas=3, updated=2, available=3).serving == 2
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from replay_support import listing
-from test_readiness_support import patched
+from test_readiness_support import DELETE, patched
 
 from dynamo_pulumi.cluster.api import ResourceRef
 from dynamo_pulumi.cluster.errors import WaitTimeout
@@ -160,3 +160,19 @@ def test_the_hash_grove_expects_label_first_then_update_then_current(clique: dic
     counts = {"label": 1, "progress": 2, "current": 3, None: 0}
     assert len(grove_updated_pods(clique, pods)) == counts[expected]
     assert current_pods("PodClique", clique, pods) == (pods if expected is None else grove_updated_pods(clique, pods))
+
+
+def test_lws_leader_pods_are_matched_against_the_leader_template():
+    leader_template = patched(TEMPLATE, {"spec": {"containers": [{"name": "main", "image": "vllm-runtime:1.4.0",
+                                                                  "command": ["python3"], "args": ["--leader"]}]}})
+    lws = patched(workload("LeaderWorkerSet"), {"spec": {"leaderWorkerTemplate": {"leaderTemplate": leader_template}}})
+    leader, worker = pod("leader"), pod("worker")
+    leader["spec"]["containers"][0]["args"] = ["--leader"]
+    stranger = pod("stranger")
+    stranger["spec"]["containers"][0]["args"] = ["--other"]
+    assert current_pods("LeaderWorkerSet", lws, [leader, worker, stranger]) == [leader, worker]
+
+
+def test_a_workload_without_a_template_matches_no_pod():
+    bare = patched(workload(updated=0), {"spec": {"template": DELETE}})
+    assert current_pods("Deployment", bare, [pod("a")]) == []
