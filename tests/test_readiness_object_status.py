@@ -124,6 +124,11 @@ def test_when_progressing_must_say_new_replica_set_available(spec: dict[str, Any
         assert status == ObjectStatus(ObjectState.IN_PROGRESS, "new ReplicaSet not yet available", "ReplicaSetUpdated")
 
 
+def test_a_required_progressing_condition_that_is_missing_has_no_reason():
+    missing = deployment(conditions=[{"type": "Available", "status": "True"}])
+    assert deployment_status(missing) == ObjectStatus(ObjectState.IN_PROGRESS, "new ReplicaSet not yet available")
+
+
 def test_available_must_be_true():
     status = deployment_status(deployment(conditions=[COMPLETE[0], {"type": "Available", "status": "Unknown",
                                                                     "reason": "Why"}]))
@@ -149,7 +154,7 @@ def test_lws_rules():
     not_available = lws(conditions=[{"type": "Available", "status": "False", "reason": "GroupsProgressing"}])
     assert leader_worker_set_status(not_available) == ObjectStatus(
         ObjectState.IN_PROGRESS, "LeaderWorkerSet is not Available", "GroupsProgressing")
-    assert leader_worker_set_status(lws(conditions=[])).message == "LeaderWorkerSet is not Available"
+    assert leader_worker_set_status(lws(conditions=[])) == ObjectStatus(ObjectState.IN_PROGRESS, "LeaderWorkerSet is not Available")
     stale = lws(conditions=[{"type": "Available", "status": "True", "observedGeneration": 1}])
     assert leader_worker_set_status(stale).message == "Available describes generation 1 < 2"
     unmarked = lws(conditions=[{"type": "Available", "status": "True"}])
