@@ -29,7 +29,8 @@ def deployment(name: str, component: str, ready: int, desired: int = 2, version:
         "status": {"availableReplicas": ready, "readyReplicas": ready, "updatedReplicas": desired, "replicas": desired},
     })
     if ready < desired:
-        base["status"]["conditions"][0]["status"] = "False"
+        base["status"]["conditions"][0].update(status="False", reason="MinimumReplicasUnavailable",
+                                               message="Deployment does not have minimum availability.")
     return base
 
 
@@ -54,8 +55,8 @@ def test_wait_returns_when_the_watched_deployment_becomes_ready(server):
     lines: list[str] = []
     status = Waiter(server.api(), request(target("llm-frontend", "Frontend")), lines.append).wait()
     assert status.is_ready and status.state == "successful"
-    assert lines[0] == ("Frontend: 0/2 ready (Deployment llm-frontend: 2 updated, 0 available of 2): "
-                        "0 of 2 updated replicas available")
+    assert lines[0] == ("Frontend: 0/2 ready (Deployment llm-frontend: 2 updated, 0 available of 2): MinimumReplicasUnavailable: "
+                        "0 of 2 updated replicas available (Deployment does not have minimum availability.)")
     assert lines[-1] == "Frontend: 2/2 ready"
     (first_watch,) = server.requests_to(DEPLOYMENT.path(NS), watch=True)[:1]
     assert first_watch["resourceVersion"] == "10" and first_watch["fieldSelector"] == "metadata.name=llm-frontend"
