@@ -37,7 +37,8 @@ def test_wait_prints_progress_and_exits_0_when_ready(server, files, capsys):
     assert main(["wait", str(graph), "--kubeconfig", str(kubeconfig), "--timeout", "30s"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "DynamoGraphDeployment team-a/llm: Frontend: 1/1 ready"
-    assert out[1].startswith("DynamoGraphDeployment team-a/llm: decode: 0/2 ready: ")
+    assert out[1].startswith("DynamoGraphDeployment team-a/llm: decode: 0/2 ready (Deployment llm-decode-2e1c9d5a: 2 updated, "
+                             "0 available of 2): ")
     assert out[-2:] == ["DynamoGraphDeployment team-a/llm: decode: 2/2 ready",
                         "DynamoGraphDeployment team-a/llm is ready (all_resources_are_ready)"]
 
@@ -50,7 +51,7 @@ def test_wait_exits_1_with_reasons_on_timeout(server, files, capsys):
     assert main(["wait", str(graph), "--kubeconfig", str(kubeconfig), "--timeout", "1s"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: DynamoGraphDeployment team-a/llm not ready after 1s:\n")
-    assert "  decode: 0/2 ready: CrashLoopBackOff: container main last exit code 1 (Error)" in err
+    assert "  decode: 0/2 ready (Deployment llm-decode-2e1c9d5a: 2 updated, 0 available of 2): CrashLoopBackOff: container main last exit code 1 (Error)" in err
     assert "Traceback" not in err
 
 

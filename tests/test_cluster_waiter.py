@@ -29,7 +29,8 @@ def deployment(name: str, component: str, ready: int, desired: int = 2, version:
         "status": {"availableReplicas": ready, "readyReplicas": ready, "updatedReplicas": desired, "replicas": desired},
     })
     if ready < desired:
-        base["status"]["conditions"][0]["status"] = "False"
+        base["status"]["conditions"][0].update(status="False", reason="MinimumReplicasUnavailable",
+                                               message="Deployment does not have minimum availability.")
     return base
 
 
@@ -54,7 +55,9 @@ def test_wait_returns_when_the_watched_deployment_becomes_ready(server):
     lines: list[str] = []
     status = Waiter(server.api(), request(target("llm-frontend", "Frontend")), lines.append).wait()
     assert status.is_ready and status.state == "successful"
-    assert lines[0].startswith("Frontend: 0/2 ready: ") and lines[-1] == "Frontend: 2/2 ready"
+    assert lines[0] == ("Frontend: 0/2 ready (Deployment llm-frontend: 2 updated, 0 available of 2): MinimumReplicasUnavailable: "
+                        "0 of 2 updated replicas available (Deployment does not have minimum availability.)")
+    assert lines[-1] == "Frontend: 2/2 ready"
     (first_watch,) = server.requests_to(DEPLOYMENT.path(NS), watch=True)[:1]
     assert first_watch["resourceVersion"] == "10" and first_watch["fieldSelector"] == "metadata.name=llm-frontend"
 
@@ -94,7 +97,8 @@ def test_ready_only_when_every_component_is_ready_and_updated(server):
     waiter = Waiter(server.api(), request(target("llm-frontend", "Frontend"), target("llm-decode-2222", "decode")), lines.append)
     status = waiter.wait()
     assert status.is_ready
-    assert lines[:2] == ["Frontend: 2/2 ready", "decode: 2/2 ready: Deployment is not ready: observedGeneration=2 < generation=5"]
+    assert lines[:2] == ["Frontend: 2/2 ready", "decode: 2/2 up, not ready (Deployment llm-decode-2222: 2 updated, 2 available "
+                                                "of 2): Deployment generation 5 not yet observed (observedGeneration 2)"]
     assert lines[2:] == ["decode: 2/2 ready"]
 
 
@@ -108,7 +112,7 @@ def test_timeout_fails_with_one_line_per_unready_component_and_its_reason(server
                                      timeout=1)).wait()
     assert str(caught.value).splitlines() == [
         "DynamoGraphDeployment team-a/llm not ready after 1s:",
-        "  decode: 0/2 ready: Unschedulable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: "
+        "  decode: 0/2 ready (Deployment llm-decode-1a2b3c4d: 2 updated, 0 available of 2): Unschedulable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: "
         "0/4 nodes are available: 4 No preemption victims found for incoming pod.; FailedCreate: pods "
         '"llm-decode-1a2b3c4d-6d9f7c8b4-zz" is forbidden: exceeded quota: gpu-quota, requested: nvidia.com/gpu=1, '
         "used: nvidia.com/gpu=4, limited: nvidia.com/gpu=4",
@@ -170,16 +174,36 @@ def test_operator_mode_waits_for_the_dgd_through_a_rollout(server):
                       pod_selector="nvidia.com/dynamo-graph-deployment-name=llm")
     status = Waiter(server.api(), req, lines.append).wait()
     assert status.is_ready and status.ready.reason == "all_resources_are_ready"
-    assert "decode: 2/2 ready: Rolling update in progress" in lines
+    assert ("decode: 0/2 ready (Deployment llm-decode-1a2b3c4d: 1 updated, 0 available of 2, 2 old pending termination): "
+            "rolling_update_in_progress: Rolling update in progress") in lines
 
 
-def test_operator_mode_failed_state_ends_the_wait_at_once(server):
-    server.on_list(DGD, NS, listing([recording("dgd-failed")], "20"))
+def test_operator_mode_failed_state_is_reported_and_waited_through(server):
+    """The operator requeues every ordinary failure: the reason is shown, the wait goes on and ends
+    when the graph recovers (issue 15: a graph that recovered 8 s later made `wait` exit 1)."""
+    failed, ready = recording("dgd-failed"), recording("dgd-ready")
+    ready["metadata"]["resourceVersion"] = "21"
+    server.on_list(DGD, NS, listing([failed], "20"))
+    server.on_watch(DGD, NS, stream([event("MODIFIED", ready)], delay=0.3))
+    no_pods(server)
+    lines: list[str] = []
+    req = WaitRequest(mode="operator", graph="llm", namespace=NS, targets=tuple(operator_targets("DynamoGraphDeployment", "llm", NS)),
+                      timeout_seconds=30)
+    assert Waiter(server.api(), req, lines.append).wait().is_ready
+    assert lines[0] == "llm: failed_to_initialize_worker_hash: failed to compute worker hash: json: unsupported value: NaN"
+
+
+def test_operator_mode_failure_the_operator_does_not_retry_ends_the_wait_at_once(server):
+    failed = recording("dgd-failed")
+    failed["status"]["conditions"][0].update(
+        reason="selected_workload_provider_unavailable", observedGeneration=failed["metadata"]["generation"],
+        message='selected workload provider "grove" is unavailable because Grove is disabled')
+    server.on_list(DGD, NS, listing([failed], "20"))
     no_pods(server)
     server.on_list(EVENT, NS, listing([]))
     req = WaitRequest(mode="operator", graph="llm", namespace=NS, targets=tuple(operator_targets("DynamoGraphDeployment", "llm", NS)),
                       timeout_seconds=30)
-    with pytest.raises(WaitFailed, match="failed: failed to compute worker hash"):
+    with pytest.raises(WaitFailed, match="failed: selected_workload_provider_unavailable: selected workload provider"):
         Waiter(server.api(), req).wait()
 
 
@@ -231,6 +255,7 @@ def test_grove_and_lws_components_are_watched_by_kind_and_ready_only_once_rolled
     lines: list[str] = []
     status = Waiter(server.api(), request(*targets), lines.append).wait()
     assert status.is_ready
-    assert "prefill: 2/2 ready: performing rolling update: updatedReplicas=1 < desired=2" in lines
+    assert ("prefill: 1/2 ready (LeaderWorkerSet vllm-multinode-prefill-9127dbb5-0: 1 updated, 1 ready of 2, 1 old pending "
+            "termination): 1 of 2 groups updated") in lines
     assert lines[-1] == "prefill: 2/2 ready"
     assert server.requests_to(PCLQ.path(NS), watch=True) and server.requests_to(LWS.path(NS), watch=True)

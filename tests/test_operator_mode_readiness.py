@@ -101,7 +101,8 @@ def test_a_failed_dgd_carries_the_operators_reason(readiness_inputs):
                   message="decode: PodClique g-0-decode not ready")
     status = _waiter(readiness_inputs, [failed]).status()
     assert not status.is_ready and status.state == "failed"
-    assert status.ready.reason == "SomeResourcesNotReady" and "g-0-decode" in status.terminal
+    assert status.ready.reason == "SomeResourcesNotReady" and "g-0-decode" in status.ready.message
+    assert not status.terminal  # the operator requeues it: keep waiting
 
 
 def test_an_operator_expansion_that_differs_from_the_prediction_is_a_drift_report(readiness_inputs, monkeypatch):

@@ -6,7 +6,8 @@ from __future__ import annotations
 from test_readiness_support import DELETE, patched, recorded
 
 from dynamo_pulumi.readiness import InMemoryReader
-from dynamo_pulumi.readiness.status import changed_components, lws_rollout_gap, render_status
+from dynamo_pulumi.readiness.object_status import leader_worker_set_status
+from dynamo_pulumi.readiness.status import changed_components, render_status
 from dynamo_pulumi.readiness.targets import WatchTarget, render_targets, revision
 
 NS = "dynamo"
@@ -45,7 +46,7 @@ def test_a_deployment_rollout_in_progress_is_not_ready():
 
 def test_an_lws_the_operator_calls_ready_is_not_ready_until_every_group_is_updated():
     lws = patched(recorded("leaderworkerset"), {"status": {"updatedReplicas": 1}})
-    assert lws_rollout_gap(lws) == "updatedReplicas=1 < desired=2"
+    assert leader_worker_set_status(lws).message == "1 of 2 groups updated"
     status = _status((lws, "prefill"))
     assert not status.is_ready and status.not_ready()[0].result.reason == "updating"
 
@@ -60,7 +61,7 @@ def test_an_lws_whose_available_condition_describes_an_older_generation_is_not_r
 def test_a_missing_workload_is_not_ready():
     target = WatchTarget(api_version="apps/v1", kind="Deployment", namespace=NS, name="gone", component="x", group="gone")
     status = render_status([target], InMemoryReader())
-    assert not status.is_ready and status.not_ready()[0].summary() == "x: 0/1 ready"
+    assert not status.is_ready and status.not_ready()[0].summary() == "x: 0/1 ready (Deployment gone: 0 updated, 0 available of 1)"
 
 
 def test_grove_children_are_judged_under_their_podcliqueset():
@@ -155,3 +156,15 @@ def test_a_ready_child_still_on_the_previous_revision_is_rolling_out():
 
 def test_a_grove_without_revision_hashes_is_judged_on_generations_alone():
     assert _grove_status(_live_pcs(1, 1, None), child_revision=None).is_ready
+
+
+def test_a_workload_the_operator_calls_ready_is_held_while_not_current():
+    """Scaled to 0 before the controller saw it: the operator says ready, we do not, and say why."""
+    scaled = patched(recorded("deployment"), {"metadata": {"generation": 3}, "spec": {"replicas": 0}})
+    (state,) = _status((scaled, "Frontend")).components
+    assert not state.ready and state.result.reason == "updating"
+    assert state.result.message == state.result.detail == "Deployment generation 3 not yet observed (observedGeneration 2)"
+    gone = patched(recorded("deployment"), {"metadata": {"deletionTimestamp": "2026-12-01T10:00:00Z"}})
+    (state,) = _status((gone, "Frontend")).components
+    assert not state.ready and state.result.reason == "some_resources_are_not_ready"
+    assert state.status.state == "Terminating"

@@ -6,8 +6,9 @@ then starts one :class:`KindWatch` per kind plus one on the graph's pods, and re
 on every change with the pure predicates (:mod:`dynamo_pulumi.readiness.status` in render mode,
 :mod:`dynamo_pulumi.readiness.operator_mode` in operator mode). Each component whose state
 changed gets one progress line. It returns when the graph is ready and raises
-:class:`WaitTimeout` (deadline) or :class:`WaitFailed` (operator state ``failed``) with one line
-per unready component: its ready/desired counts and the reasons read from its pods and events.
+:class:`WaitTimeout` (deadline) or :class:`WaitFailed` (a failure the operator will not retry) with
+one line per unready component: its current-revision counts and the reasons read from its
+workload's state and its current pods and events (docs/READINESS.md).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
 from dynamo_pulumi.go_duration import format_go_duration
+from dynamo_pulumi.readiness.object_status import ObjectState
 from dynamo_pulumi.readiness.operator_mode import operator_status
 from dynamo_pulumi.readiness.reasons import component_problems
+from dynamo_pulumi.readiness.revisions import current_pods
 from dynamo_pulumi.readiness.status import ComponentState, GraphStatus, changed_components, render_status
 from dynamo_pulumi.readiness.targets import WaitRequest
 
@@ -83,19 +86,35 @@ class Waiter:
             return operator_status(target.kind, self.cache.get(target.api_version, target.kind, target.namespace, target.name))
         return render_status(self.request.targets, self.cache)
 
-    def _pods_of(self, component: str) -> list[dict[str, Any]]:
+    def _workload_of(self, state: ComponentState) -> dict[str, Any] | None:
+        """The live workload behind a component (None in operator mode: the operator owns them)."""
+        for target in self.request.targets:
+            if target.component == state.component and target.kind == state.kind and target.name in state.names:
+                return self.cache.get(target.api_version, target.kind, target.namespace, target.name)
+        return None
+
+    def _pods_of(self, state: ComponentState) -> list[dict[str, Any]]:
+        """The component's pods of its workload's current revision (an old pod's problem is not
+        the new generation's)."""
         pods = self.cache.of_kind(POD.api_version, POD.kind, self.request.namespace)
-        return [p for p in pods if ((p.get("metadata") or {}).get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) == component]
+        label = KUBE_LABEL_DYNAMO_COMPONENT
+        mine = [p for p in pods if ((p.get("metadata") or {}).get("labels") or {}).get(label) == state.component]
+        return [dict(p) for p in current_pods(state.kind, self._workload_of(state), mine)]
 
     def why(self, state: ComponentState, events: Sequence[Mapping[str, Any]] = ()) -> str:
-        """Why a component is not ready: its pods' and events' problems, else the verdict's words."""
+        """Why a component is not ready: a failing or terminating workload's own reason first, then
+        its current pods' and events' problems, else the words of its state or verdict."""
         if state.ready:
             return ""
-        problems = component_problems(self._pods_of(state.component), events, state.names)
-        return "; ".join(problems) or state.result.detail or state.result.message or state.result.reason
+        problems = component_problems(self._pods_of(state), events, state.names)
+        reason = state.reason()
+        if state.status.state in (ObjectState.FAILED, ObjectState.TERMINATING, ObjectState.NOT_FOUND):
+            problems = [reason, *problems]
+        return "; ".join(problems) or reason
 
     def line(self, state: ComponentState, events: Sequence[Mapping[str, Any]] = ()) -> str:
-        """``decode: 0/2 ready: Unschedulable: 0/4 nodes are available: ...`` (or ``... ready``)."""
+        """``decode: 0/2 ready (Deployment d: 2 updated, 0 available of 2): Unschedulable: ...``
+        (or ``decode: 2/2 ready``)."""
         why = self.why(state, events)
         return f"{state.summary()}: {why}" if why else state.summary()
 
@@ -118,8 +137,15 @@ class Waiter:
         events = self._events(status)
         lines = [self.line(state, events) for state in status.not_ready()]
         if not lines and not status.is_ready:
-            lines.append(f"{self.request.graph}: {status.ready.message or status.ready.reason}")
+            lines.append(self._graph_line(status))
         return lines
+
+    def _graph_line(self, status: GraphStatus) -> str:
+        """The graph's own reason, for a graph with no component to blame (operator mode before
+        the operator listed any): ``llm: failed_to_reconcile_the_resources: <its message>``."""
+        ready = status.ready
+        text = f"{ready.reason}: {ready.message}" if ready.reason and ready.message else ready.message or ready.reason
+        return f"{self.request.graph}: {text}"
 
     # --- one shot ----------------------------------------------------------------------------------
 
@@ -165,6 +191,8 @@ class Waiter:
                 status = self.evaluate()
                 for state in changed_components(previous, status):
                     self.progress(self.line(state))
+                if not status.components and not status.is_ready and (previous is None or previous.ready != status.ready):
+                    self.progress(self._graph_line(status))
                 previous = status
                 if status.is_ready:
                     return status

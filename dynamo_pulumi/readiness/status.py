@@ -6,11 +6,12 @@ operator's output ourselves (render mode) nobody writes that status, so the read
 computes the same block from the same facts and exposes it as its outputs; ``dynamo-pulumi
 status`` prints it. Pure: live objects come through an :class:`ObjectReader`.
 
-One stricter rule than the operator: a LeaderWorkerSet counts as ready only once every desired
-group runs the current template (``updatedReplicas``) and its ``Available`` condition, when it
-records ``observedGeneration``, describes the current generation. The operator's own LWS check
-has neither (ERRATA 3), so during a rollout it reports ready on the old groups; a waiter that
-returned then would let Pulumi delete the old generation before the new one serves.
+Stricter than the operator: a workload the operator would call ready must also be *Current*
+in kstatus' sense (:mod:`.object_status`: not terminating, generation observed, every desired
+replica updated and available, no old pod left, ``Progressing`` complete), because the operator's
+own checks pass on the old pods during a rollout (ERRATA 3) and on a Deployment scaled to 0 before
+its controller acted; a waiter that returned then would let Pulumi move on before the new
+generation serves. The rules, per kind, are tabled in docs/READINESS.md.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
-from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, optional_int_at
+from dynamo_pulumi.readiness._fields import dig, int_at, name_of, optional_int_at
+from dynamo_pulumi.readiness.component import ComponentState
 from dynamo_pulumi.readiness.graph import LWS_NAME_SUFFIX, ResourceReadiness, aggregate
 from dynamo_pulumi.readiness.grove import (
     GroveComponent,
@@ -30,8 +32,14 @@ from dynamo_pulumi.readiness.grove import (
     child_ready,
     pod_clique_set_ready,
 )
+from dynamo_pulumi.readiness.object_status import CURRENT, ObjectState, ObjectStatus, workload_status
 from dynamo_pulumi.readiness.readers import ObjectReader
-from dynamo_pulumi.readiness.result import UPDATING, ReadinessResult, spec_not_yet_processed
+from dynamo_pulumi.readiness.result import (
+    SOME_RESOURCES_ARE_NOT_READY,
+    UPDATING,
+    ReadinessResult,
+    spec_not_yet_processed,
+)
 from dynamo_pulumi.readiness.targets import WatchTarget
 from dynamo_pulumi.readiness.workloads import deployment_ready, leader_worker_set_ready, workload_as_dcd
 
@@ -40,49 +48,7 @@ STATE_SUCCESSFUL: Final = "successful"
 STATE_PENDING: Final = "pending"
 STATE_FAILED: Final = "failed"
 
-
-@dataclass(frozen=True)
-class ComponentState:
-    """One component's replica counts and verdict (the operator's ``ComponentReplicaStatus``)."""
-
-    component: str
-    kind: str
-    names: tuple[str, ...]
-    desired: int
-    replicas: int
-    updated: int
-    ready_replicas: int | None
-    available: int | None
-    result: ReadinessResult
-
-    @property
-    def ready(self) -> bool:
-        return self.result.ready
-
-    @property
-    def serving(self) -> int:
-        """Ready replicas where the kind reports them, else available ones (PCSG)."""
-        if self.ready_replicas is not None:
-            return self.ready_replicas
-        return self.available or 0
-
-    def as_status(self) -> dict[str, Any]:
-        """The ``status.components[name]`` entry, with the operator's field names."""
-        status: dict[str, Any] = {
-            "componentKind": self.kind,
-            "componentNames": list(self.names),
-            "replicas": self.replicas,
-            "updatedReplicas": self.updated,
-        }
-        if self.ready_replicas is not None:
-            status["readyReplicas"] = self.ready_replicas
-        if self.available is not None:
-            status["availableReplicas"] = self.available
-        return status
-
-    def summary(self) -> str:
-        """``decode: 1/2 ready`` (the counts a progress line starts with)."""
-        return f"{self.component}: {self.serving}/{self.desired} ready"
+__all__ = ["ComponentState", "GraphStatus", "changed_components", "grove_revision_gap", "render_status"]
 
 
 @dataclass(frozen=True)
@@ -92,8 +58,10 @@ class GraphStatus:
     state: str
     ready: ReadinessResult
     components: tuple[ComponentState, ...] = ()
-    #: Set when waiting cannot succeed whatever happens next (operator state ``failed``).
+    #: Set when waiting cannot succeed without a spec change (a failure the operator will not retry).
     terminal: str = ""
+    #: Operator mode: the custom resource's kstatus-shaped state (None in render mode).
+    object_status: ObjectStatus | None = None
 
     @property
     def is_ready(self) -> bool:
@@ -116,24 +84,6 @@ class GraphStatus:
     def outputs(self) -> dict[str, Any]:
         """The readiness resource's status outputs (everything but ``drift``)."""
         return {"state": self.state, "ready": self.ready_condition(), "components": self.components_status()}
-
-
-def lws_rollout_gap(lws: Mapping[str, Any] | None) -> str:
-    """Why a LeaderWorkerSet the operator calls ready is still rolling out ("" when it is not)."""
-    if lws is None:
-        return ""
-    desired = int_at(lws, "spec", "replicas", default=1)
-    if desired == 0:
-        return ""
-    updated = int_at(lws, "status", "updatedReplicas")
-    if updated < desired:
-        return f"updatedReplicas={updated} < desired={desired}"
-    condition = find_condition(lws, "Available")
-    observed = optional_int_at(condition, "observedGeneration") if condition is not None else None
-    generation = int_at(lws, "metadata", "generation")
-    if observed is not None and observed < generation:
-        return f"Available describes generation {observed} < {generation}"
-    return ""
 
 
 def grove_revision_gap(pcs: Mapping[str, Any] | None, child: Mapping[str, Any] | None) -> str:
@@ -164,15 +114,44 @@ def _updating(gap: str) -> ReadinessResult:
     return ReadinessResult(False, UPDATING, gap, gap)
 
 
-def _workload_verdict(target: WatchTarget, live: Mapping[str, Any] | None) -> ReadinessResult:
+def _held(status: ObjectStatus) -> ReadinessResult:
+    """A workload the operator calls ready that is not Current: worded as a not-ready DCD would be,
+    with the workload's state as the message (``ProgressDeadlineExceeded: ...``)."""
+    reason = UPDATING if status.state is ObjectState.IN_PROGRESS else SOME_RESOURCES_ARE_NOT_READY
+    return ReadinessResult(False, reason, str(status), str(status))
+
+
+def _workload_verdict(target: WatchTarget, live: Mapping[str, Any] | None) -> tuple[ReadinessResult, ObjectStatus]:
+    """The operator's verdict on a Deployment or LWS, held back until the workload is Current."""
+    status = workload_status(target.kind, live)
     if target.kind == "Deployment":
-        return workload_as_dcd(deployment_ready(live))
-    verdict = workload_as_dcd(leader_worker_set_ready(live))
-    gap = lws_rollout_gap(live) if verdict.ready else ""
-    return _updating(f"performing rolling update: {gap}") if gap else verdict
+        verdict = workload_as_dcd(deployment_ready(live))
+    else:
+        verdict = workload_as_dcd(leader_worker_set_ready(live))
+    if verdict.ready and not status.current:
+        verdict = _held(status)
+    return verdict, status
 
 
-def _component_state(target: WatchTarget, live: Mapping[str, Any] | None, verdict: ReadinessResult) -> ComponentState:
+def _grove_verdict(
+    target: WatchTarget, live: Mapping[str, Any] | None, pcs: Mapping[str, Any] | None, has_pcs: bool
+) -> tuple[ReadinessResult, ObjectStatus]:
+    """A Grove child: the operator's verdict, held back while terminating or on an older revision."""
+    verdict = child_ready(target.kind, live)
+    status = workload_status(target.kind, live) if live is not None else CURRENT
+    if status.current and pcs is not None and dig(pcs, "metadata", "deletionTimestamp"):
+        status = ObjectStatus(ObjectState.TERMINATING, f"PodCliqueSet {name_of(pcs)} is being deleted (deletionTimestamp set)")
+    if verdict.ready and not status.current:
+        return _held(status), status
+    gap = grove_revision_gap(pcs, live) if verdict.ready and has_pcs else ""
+    if gap:
+        return _updating(gap), ObjectStatus(ObjectState.IN_PROGRESS, gap)
+    return verdict, status
+
+
+def _component_state(
+    target: WatchTarget, live: Mapping[str, Any] | None, verdict: ReadinessResult, status: ObjectStatus
+) -> ComponentState:
     """The counts the operator's ``ComponentReplicaStatus`` reports for this kind: a PCSG has no
     ready count, only Deployments and PCSGs an available one; Grove children desire 0 by default."""
     kind = target.kind
@@ -189,6 +168,7 @@ def _component_state(target: WatchTarget, live: Mapping[str, Any] | None, verdic
         ready_replicas=ready,
         available=available,
         result=verdict,
+        status=status,
     )
 
 
@@ -211,16 +191,13 @@ def render_status(targets: Sequence[WatchTarget], reader: ObjectReader) -> Graph
             continue
         live = reader.get(target.api_version, target.kind, target.namespace, target.name)
         if target.kind in (POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND):
-            verdict = child_ready(target.kind, live)
-            gap = grove_revision_gap(sets[target.group], live) if verdict.ready and target.group in sets else ""
-            if gap:
-                verdict = _updating(gap)
+            verdict, status = _grove_verdict(target, live, sets.get(target.group), target.group in sets)
             child = GroveComponent(component=target.component, kind=target.kind, name=target.name)
             grove.setdefault(target.group, []).append(GroveComponentReadiness(child, verdict))
         else:
-            verdict = _workload_verdict(target, live)
+            verdict, status = _workload_verdict(target, live)
             resources.append(ResourceReadiness(_aggregation_name(target), target.kind, verdict))
-        components.append(_component_state(target, live, verdict))
+        components.append(_component_state(target, live, verdict, status))
     for pcs_name, children in grove.items():
         resources.append(
             ResourceReadiness(pcs_name, POD_CLIQUE_SET_KIND, pod_clique_set_ready(children), tuple(children))
