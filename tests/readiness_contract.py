@@ -124,7 +124,8 @@ def contract_failed_wait_is_one_message(driver: ReadinessDriver, server: ReplayS
         driver.update(props(server), props(server, timeout_seconds=1))
     message = str(getattr(failure.value, "message", failure.value))
     assert message.startswith("DynamoGraphDeployment team-a/llm not ready after 1s:"), message
-    assert "Frontend: 0/2 ready: ImagePullBackOff: image nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.99" in message
+    assert ("Frontend: 0/2 ready (Deployment llm-frontend: 2 updated, 0 available of 2): "
+            "ImagePullBackOff: image nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.99") in message, message
     for trace in ("Traceback", 'File "', "Unexpected <class", "line "):
         assert trace not in message, message
     return message

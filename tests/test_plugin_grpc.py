@@ -126,8 +126,9 @@ def test_progress_lines_are_ephemeral_and_attributed_to_the_resource(driver, ser
     lines = [r for r in engine.lines(READINESS_URN) if "team-a/llm" in r.message]
     assert lines, engine.lines()
     assert all(r.ephemeral and r.severity == engine_pb2.LogSeverity.INFO for r in lines)
-    assert lines[0].message == ("DynamoGraphDeployment team-a/llm: Frontend: 0/2 ready: "
-                                "Deployment is not ready: availableReplicas=0 < desired=2")
+    assert lines[0].message == ("DynamoGraphDeployment team-a/llm: Frontend: 0/2 ready (Deployment llm-frontend: "
+                                "2 updated, 0 available of 2): MinimumReplicasUnavailable: 0 of 2 updated "
+                                "replicas available (Deployment does not have minimum availability.)")
     assert lines[-1].message == "DynamoGraphDeployment team-a/llm: Frontend: 2/2 ready"
 
 
