@@ -51,7 +51,6 @@ int32/int64 overflow is ``Checked value must be of type integer with format int3
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -63,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 from dynamo_pulumi.api.parse import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
+from dynamo_pulumi.suggest import nearest
 
 if TYPE_CHECKING:  # jsonschema and referencing are imported when a check first runs
     import jsonschema
@@ -289,11 +289,7 @@ def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[Field
 
 def _nearest(name: str, declared: list[str]) -> str:
     """The declared field ``name`` most likely misspells ("" when none is close)."""
-    by_lower = {d.lower(): d for d in declared}
-    if name.lower() in by_lower:
-        return by_lower[name.lower()]
-    close = difflib.get_close_matches(name, declared, n=1, cutoff=0.75)
-    return close[0] if close else ""
+    return nearest(name, declared)
 
 
 _INDEX = re.compile(r"\[(\d+)\]")
