@@ -121,7 +121,9 @@ class FieldError:
     """One admission problem: type, path, value and the operator's detail message.
 
     ``position`` is where the field (or its nearest written parent) sits in the YAML it was
-    loaded from, when it came from text; it is not part of the error's identity."""
+    loaded from, when it came from text; it is not part of the error's identity. ``fix`` is our
+    advice beside the operator's own words (``str()`` stays exactly what the API server prints;
+    :attr:`message` is what users read)."""
 
     type: ErrorType
     path: str
@@ -129,6 +131,12 @@ class FieldError:
     value: Any = OMITTED
     supported: tuple[str, ...] = ()
     position: SourcePosition | None = field(default=None, compare=False, repr=False)
+    fix: str = field(default="", compare=False, repr=False)
+
+    @property
+    def message(self) -> str:
+        """The error as printed to users: the API server's text, then the fix when we know one."""
+        return f"{self}; {self.fix}" if self.fix else str(self)
 
     def __str__(self) -> str:
         head = f"{self.path}: {self.type.value}"
@@ -211,9 +219,9 @@ class GraphValidationError(DynamoPulumiError):
 
     def __str__(self) -> str:
         if len(self.errors) == 1:
-            return f'The {self.kind} "{self.name}" is invalid: {self.errors[0]}'
+            return f'The {self.kind} "{self.name}" is invalid: {self.errors[0].message}'
         lines = [f'The {self.kind} "{self.name}" is invalid: ']
-        lines += [f"* {e}" for e in self.errors]
+        lines += [f"* {e.message}" for e in self.errors]
         return "\n".join(lines)
 
 
@@ -244,8 +252,8 @@ class ModelError(GraphValidationError):
     def __str__(self) -> str:
         head = f'The {self.kind} "{self.name}" is invalid:' if self.name else f"The {self.kind} is invalid:"
         if len(self.errors) == 1:
-            return f"{head} {self.errors[0]}"
-        return "\n".join([head, *(f"* {e}" for e in self.errors)])
+            return f"{head} {self.errors[0].message}"
+        return "\n".join([head, *(f"* {e.message}" for e in self.errors)])
 
 
 @functools.cache

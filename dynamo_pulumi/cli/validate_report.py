@@ -52,7 +52,7 @@ class Problem:
     @classmethod
     def of(cls, error: FieldError) -> Problem:
         value = None if error.value is OMITTED else error.value
-        return cls(str(error), error.type.value, error.path, value, error.position)
+        return cls(error.message, error.type.value, error.path, value, error.position)
 
 
 @dataclass
@@ -83,8 +83,8 @@ def _where(problem: Problem, label: str) -> str:
 
 
 def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
-    """Summaries of valid objects on ``out``; warnings, kubectl's header and one
-    ``file:line:col: path: type: value: detail`` line per error on ``err``."""
+    """Summaries of valid objects on ``out``; warnings, kubectl's header (``error: The ... is
+    invalid:``) and one ``file:line:col: path: type: value: detail`` line per error on ``err``."""
     for report in reports:
         for warning in report.warnings:
             print(f"{report.label}: warning: {warning}", file=err)
@@ -96,8 +96,9 @@ def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
                 file=out,
             )
             continue
-        if report.kind is not None:
-            print(f'{report.label}: The {report.kind} "{report.name}" is invalid:', file=err)
+        if report.kind is not None:  # as every command prints it; a document of several is named
+            where = f"{report.label}: " if report.document is not None else ""
+            print(f'error: {where}The {report.kind} "{report.name}" is invalid:', file=err)
         for problem in report.problems:
             print(f"{_where(problem, report.label)}: {problem.message}", file=err)
 
