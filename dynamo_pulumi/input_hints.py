@@ -51,8 +51,6 @@ def graph_given_as_platform_hint(data: Any) -> str:
 
 def platform_given_as_graph_hint(data: Any) -> str:
     """The hint for platform settings given where a graph belongs ("" otherwise)."""
-    if not isinstance(data, Mapping) or "apiVersion" in data or "kind" in data or not data:
-        return ""
-    if not set(data) <= _platform_keys():
-        return ""
+    if not isinstance(data, Mapping) or not data or not set(data) <= _platform_keys():
+        return ""  # (apiVersion and kind are no platform keys: an object header never matches)
     return f"this looks like platform settings, not a Dynamo object: give it with {PLATFORM_FLAG}"

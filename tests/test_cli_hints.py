@@ -91,3 +91,30 @@ def test_render_of_a_graph_only_operator_mode_deploys_prints_it_and_warns(
     assert run_cli(capsys, "validate", path)[0] == 1  # validate refuses what render prints
     code, _, err = run_cli(capsys, "render", "--mode", "operator", path)
     assert code == 0 and "only operator mode" not in err
+
+
+def test_the_hints_answer_only_for_what_they_recognise() -> None:
+    from dynamo_pulumi.input_hints import (
+        graph_given_as_platform_hint,
+        helm_values_hint,
+        platform_given_as_graph_hint,
+    )
+
+    # Helm values: recognised by the chart's top-level keys, never on a Kubernetes object
+    assert helm_values_hint({"grove": {"enabled": True}}).startswith(
+        "this looks like Helm values of the dynamo-platform chart (keys grove), not a Dynamo object"
+    )
+    assert helm_values_hint({"apiVersion": "v1", "global": {}}) == ""
+    assert helm_values_hint({"orchestrators": {}}) == "" and helm_values_hint(["grove"]) == ""
+    # a graph where the platform goes: by its kind
+    assert graph_given_as_platform_hint({"kind": "DynamoComponentDeployment"}).startswith(
+        "this file holds a DynamoComponentDeployment, not platform settings"
+    )
+    assert graph_given_as_platform_hint({"kind": "ConfigMap"}) == "" and graph_given_as_platform_hint("x") == ""
+    # platform settings where the graph goes: every key a platform key, no object header
+    assert platform_given_as_graph_hint({"orchestrators": {}, "operatorVersion": "1.0.0"}).startswith(
+        "this looks like platform settings"
+    )
+    for data in ({}, {"orchestrators": {}, "kind": "X"}, {"orchestrators": {}, "apiVersion": "v1"},
+                 {"orchestrators": {}, "spec": {}}, ["orchestrators"]):
+        assert platform_given_as_graph_hint(data) == "", data
