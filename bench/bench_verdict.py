@@ -47,6 +47,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     graphs = corpus_graphs()
+    if not graphs:
+        raise SystemExit(
+            f"bench_verdict: no corpus graphs under {CORPUS}: this benchmark needs the shared conformance "
+            "corpus (../shared/conformance/corpus/*.yaml beside the repository)"
+        )
     admission = timed(lambda: [validate_loaded(g, PLATFORM) for g in graphs], args.repeat)
     verdict = timed(lambda: [judge(g, PLATFORM) for g in graphs], args.repeat)
     print(f"graphs:          {len(graphs)}")

@@ -8,7 +8,9 @@ user and prints it the way ``kubectl`` prints an admission rejection.
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -134,7 +136,9 @@ class FieldError:
     """One admission problem: type, path, value and the operator's detail message.
 
     ``position`` is where the field (or its nearest written parent) sits in the YAML it was
-    loaded from, when it came from text; it is not part of the error's identity."""
+    loaded from, when it came from text; it is not part of the error's identity. ``fix`` is our
+    advice beside the operator's own words (``str()`` stays exactly what the API server prints;
+    :attr:`message` is what users read)."""
 
     type: ErrorType
     path: str
@@ -142,6 +146,12 @@ class FieldError:
     value: Any = OMITTED
     supported: tuple[str, ...] = ()
     position: SourcePosition | None = field(default=None, compare=False, repr=False)
+    fix: str = field(default="", compare=False, repr=False)
+
+    @property
+    def message(self) -> str:
+        """The error as printed to users: the API server's text, then the fix when we know one."""
+        return f"{self}; {self.fix}" if self.fix else str(self)
 
     def __str__(self) -> str:
         head = f"{self.path}: {self.type.value}"
@@ -225,9 +235,9 @@ class GraphValidationError(DynamoPulumiError):
     def __str__(self) -> str:
         name = shorten(self.name)
         if len(self.errors) == 1:
-            return f'The {self.kind} "{name}" is invalid: {self.errors[0]}'
+            return f'The {self.kind} "{name}" is invalid: {self.errors[0].message}'
         lines = [f'The {self.kind} "{name}" is invalid: ']
-        lines += [f"* {e}" for e in self.errors]
+        lines += [f"* {e.message}" for e in self.errors]
         return "\n".join(lines)
 
 
@@ -245,3 +255,45 @@ class RenderError(DynamoPulumiError):
     def __init__(self, message: str, path: str = "") -> None:
         self.path = path
         super().__init__(f"{path}: {message}" if path else message)
+
+
+class ModelError(GraphValidationError):
+    """A typed model (``ComponentSpec(...)``, ``GraphSpec(...)``) built with input its schema
+    refuses: the same field errors as the dict spec, at the keyword's path, under the model's
+    public name (``ComponentSpec``, never an internal class name)."""
+
+    def __init__(self, errors: Sequence[FieldError], model: str, name: str = "") -> None:
+        super().__init__(errors, kind=model, name=name)
+
+    def __str__(self) -> str:
+        head = f'The {self.kind} "{self.name}" is invalid:' if self.name else f"The {self.kind} is invalid:"
+        if len(self.errors) == 1:
+            return f"{head} {self.errors[0].message}"
+        return "\n".join([head, *(f"* {e.message}" for e in self.errors)])
+
+
+@functools.cache
+def _joined_class(cls: type[DynamoPulumiError], base: type[Exception]) -> type[DynamoPulumiError]:
+    """``cls`` that is also a ``base`` (one class per pair, same name and module)."""
+    return type(cls.__name__, (cls, base), {"__module__": cls.__module__, "__doc__": cls.__doc__})
+
+
+def also_a(exc: DynamoPulumiError, base: type[Exception]) -> DynamoPulumiError:
+    """The same error (class, message and fields) as an instance of ``base`` too."""
+    if isinstance(exc, base):
+        return exc
+    cls = _joined_class(type(exc), base)
+    copy = cls.__new__(cls)
+    copy.__dict__.update(exc.__dict__)
+    copy.args = exc.args
+    return copy
+
+
+def for_pulumi_if_running(exc: DynamoPulumiError) -> DynamoPulumiError:
+    """``exc`` as a ``pulumi.RunError`` when ``pulumi`` is loaded (a Pulumi program, whose
+    language host prints a RunError as its message, without a traceback); else unchanged.
+
+    For errors raised below the Pulumi layer (a typed model built in the user's program): the
+    module is looked up, never imported, so the offline tools stay free of it."""
+    pulumi = sys.modules.get("pulumi")
+    return also_a(exc, pulumi.RunError) if pulumi is not None else exc

@@ -105,7 +105,10 @@ def _check_header(doc: Any, source: str) -> tuple[str, str]:
         raise InputError(f"expected a mapping (a Kubernetes object), got {openapi_type(doc)}", source)
     api_version, kind = doc.get("apiVersion"), doc.get("kind")
     if not isinstance(api_version, str) or not api_version:
-        raise InputError("object has no apiVersion", source)
+        from dynamo_pulumi.input_hints import helm_values_hint, platform_given_as_graph_hint
+
+        hint = helm_values_hint(doc) or platform_given_as_graph_hint(doc)
+        raise InputError(f"object has no apiVersion; {hint}" if hint else "object has no apiVersion", source)
     if not isinstance(kind, str) or not kind:
         raise InputError("object has no kind", source)
     return api_version, kind
@@ -185,8 +188,9 @@ def _check_beside_metadata(doc: Mapping[str, Any], kind: str, positions: Documen
     """An object given beside the graph (a ResourceClaimTemplate, a ConfigMap) is held to strict
     ObjectMeta too: ``metadata.lables`` would silently drop its labels."""
     from dynamo_pulumi.api.parse import object_name, unknown_field
-    from dynamo_pulumi.api.suggest import declared_at, nearest
+    from dynamo_pulumi.api.suggest import declared_at
     from dynamo_pulumi.api.v1beta1 import ObjectMeta
+    from dynamo_pulumi.suggest import nearest
 
     metadata = doc.get("metadata")
     if not isinstance(metadata, Mapping):

@@ -2,12 +2,16 @@
 
 :mod:`dynamo_pulumi.planning.unknowns` writes and restores these tokens; schema checks
 (:mod:`dynamo_pulumi.api.pod_schema`) treat a leaf that is one token as unknown until deploy
-time. Both import the pattern from here, so they cannot drift apart.
+time. Both import the pattern from here, so they cannot drift apart. The typed models
+(:mod:`dynamo_pulumi.api.base`) and the parking recognise a deploy-time value by
+:func:`is_deploy_time_value`.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
+import sys
 from typing import Any
 
 #: A parked Output token; group 1 is its id (12 hex digits of a hash of the Output's spec path).
@@ -22,3 +26,14 @@ def is_output_token(value: Any) -> bool:
 def contains_output_token(value: Any) -> bool:
     """``value`` is a string with a parked Output somewhere in it (its text is unknown)."""
     return isinstance(value, str) and OUTPUT_TOKEN_RE.search(value) is not None
+
+
+def is_deploy_time_value(value: Any) -> bool:
+    """``value`` is known only at deploy time: a ``pulumi.Output`` or another awaitable Input.
+
+    Recognised without importing ``pulumi``: an Output can exist only once the user's program
+    has imported it, so the module is looked up, never loaded, here."""
+    pulumi = sys.modules.get("pulumi")
+    if pulumi is not None and isinstance(value, pulumi.Output):
+        return True
+    return inspect.isawaitable(value)

@@ -183,12 +183,17 @@ def load_platform(source: str | Path | dict[str, Any] | Platform | None) -> Plat
         data = source
     if not isinstance(data, dict):
         raise InputError("platform settings must be a mapping", name)
+    from dynamo_pulumi.input_hints import graph_given_as_platform_hint, helm_values_hint
+
+    hint = graph_given_as_platform_hint(data) or helm_values_hint(data)
+    if hint:
+        raise InputError(f"platform file: {hint}", name)
     try:
         platform = Platform.model_validate(data)
     except ValidationError as exc:
         from dynamo_pulumi.api.parse import translate_errors
 
-        raise PlatformError(_located(translate_errors(exc, data), positions), name) from None
+        raise PlatformError(_located(translate_errors(exc, data, model=Platform), positions), name) from None
     errors = _value_errors(platform)
     if errors:
         raise PlatformError(_located(errors, positions), name)

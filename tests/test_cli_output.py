@@ -22,9 +22,9 @@ def test_validate_json_has_one_object_per_graph(tmp_path: Path, capsys: pytest.C
     code, out, err = run_cli(capsys, "validate", good, bad, "-o", "json")
     assert code == 1 and err == ""
     first, second = json.loads(out)
-    assert set(first) == REPORT_KEYS
+    assert set(first) == REPORT_KEYS - {"document"}  # a single-document file: no document number
     assert first | {"warnings": []} == {
-        "file": good, "document": None, "kind": "DynamoGraphDeployment", "name": "beta",
+        "file": good, "kind": "DynamoGraphDeployment", "name": "beta",
         "operation": "create", "valid": True, "warnings": [], "errors": [], "plannedReplacements": [],
     }
     assert second["valid"] is False and second["file"] == bad
@@ -46,10 +46,8 @@ def test_validate_json_reports_unreadable_input_as_an_input_error(
     code, out, _ = run_cli(capsys, "validate", str(tmp_path / "missing.yaml"), "-o", "json")
     assert code == 1
     (report,) = json.loads(out)
-    assert report["valid"] is False and report["kind"] is None
-    assert report["errors"] == [
-        {"path": None, "type": "InputError", "value": None, "message": "no such file", "line": None, "column": None}
-    ]
+    assert report["valid"] is False and "kind" not in report and "operation" not in report
+    assert report["errors"] == [{"type": "InputError", "message": "no such file"}]
 
 
 def test_validate_json_numbers_documents_of_a_multi_document_file(
@@ -154,3 +152,29 @@ def test_json_output_is_identical_across_runs_and_hash_seeds(argv: tuple[str, ..
     outputs = {run_process(*argv, stdin=stdin, seed=seed).stdout for seed in ("0", "1", "12345")}
     (only,) = outputs
     assert json.loads(only)
+
+
+def test_validate_json_fills_the_operation_of_a_graph_refused_while_loading_and_omits_unknowns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = write(tmp_path, "bad.yaml", BETA.replace("replicas: 2", "replica: 2"))
+    old = write(tmp_path, "old.yaml", BETA)
+    for argv, operation in (((bad,), "create"), ((bad, "--old", old), "update")):
+        code, out, _ = run_cli(capsys, "validate", *argv, "-o", "json")
+        assert code == 1
+        (report,) = json.loads(out)
+        assert (report["kind"], report["name"], report["operation"]) == ("DynamoGraphDeployment", "beta", operation)
+        (error,) = report["errors"]
+        assert error == {
+            "type": "Invalid value", "path": "spec.components[1].replica", "line": 17, "column": 7,
+            "message": 'unknown field "spec.components[1].replica" (did you mean "replicas"?)',
+        }
+        assert None not in report.values() and None not in error.values()
+
+
+def test_validate_json_keeps_integers_integers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = write(tmp_path, "bad.yaml", BETA.replace("replicas: 2", "replicas: 4294967296"))
+    _, out, _ = run_cli(capsys, "validate", bad, "-o", "json")
+    (error,) = json.loads(out)[0]["errors"]
+    assert error["value"] == 4294967296 and type(error["value"]) is int
+    assert '"value": 4294967296\n' in out and "4294967296.0" not in out

@@ -106,5 +106,5 @@ def test_a_bad_kubeconfig_or_timeout_is_one_line(files, tmp_path, capsys):
     broken.write_text("kind: Config\n")
     assert main(["wait", str(graph), "--kubeconfig", str(broken)]) == 1
     assert capsys.readouterr().err.startswith("error: kubeconfig")
-    assert main(["wait", str(graph), "--kubeconfig", str(broken), "--timeout", "soon"]) == 1
-    assert "--timeout: timeout must be a duration" in capsys.readouterr().err
+    assert main(["wait", str(graph), "--kubeconfig", str(broken), "--timeout", "soon"]) == 64  # a usage error
+    assert "argument --timeout: timeout must be a duration" in capsys.readouterr().err

@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("floor", (
         "", "errors", "constants", "go_duration", "placeholders", "yaml_source", "sources",
-        "naming", "kube_names", "expansion", "duplicates",
+        "naming", "kube_names", "expansion", "duplicates", "suggest",
     )),
     ("api", ("api.*",)),
-    ("model", ("pcs_naming", "runtime_version", "planner_connector", "deploy_mode", "platform")),
+    ("model", ("pcs_naming", "runtime_version", "planner_connector", "deploy_mode", "platform", "input_hints")),
     ("defaulting", ("defaulting", "render.pathway")),
     ("validation", ("validation.*",)),
     ("loading", ("loading",)),

@@ -182,8 +182,8 @@ def test_every_refused_document_of_a_file_is_reported_in_document_order(tmp_path
     assert captured.out == ""
     headers = [line for line in captured.err.splitlines() if line.endswith("is invalid:")]
     assert headers == [
-        f'{path} (document 2): The DynamoGraphDeployment "Bad_Name" is invalid:',
-        f'{path} (document 3): The DynamoGraphDeployment "broken" is invalid:',
+        f'error: {path} (document 2): The DynamoGraphDeployment "Bad_Name" is invalid:',
+        f'error: {path} (document 3): The DynamoGraphDeployment "broken" is invalid:',
     ]
 
 

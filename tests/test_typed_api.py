@@ -52,10 +52,27 @@ def test_the_typed_program_passes_mypy_strict(mypy_cache: Path) -> None:
 
 def test_a_misspelt_field_fails_mypy_strict_and_names_the_right_one(mypy_cache: Path, tmp_path: Path) -> None:
     typo = tmp_path / "typo.py"
-    typo.write_text(PROGRAM.read_text().replace("replicas=2,", "replica=2,"))
+    typo.write_text(PROGRAM.read_text().replace("replicas=replicas,", "replica=replicas,"))
     result = mypy_strict(typo, mypy_cache)
     assert result.returncode == 1
     assert 'Unexpected keyword argument "replica"' in result.stdout and 'did you mean "replicas"' in result.stdout
+
+
+def test_an_output_of_the_wrong_type_fails_mypy_strict(mypy_cache: Path, tmp_path: Path) -> None:
+    """``replicas`` is ``Input[int]``: an ``Output[int]`` passes (the program above), an
+    ``Output[str]`` or a ``str`` does not."""
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(
+        PROGRAM.read_text()
+        .replace("replicas: pulumi.Output[int] = ", "replicas: pulumi.Output[str] = ")
+        .replace("apply(lambda c: c.desired_size)", "apply(lambda c: str(c.desired_size))")
+        .replace('type="frontend", replicas=1,', 'type="frontend", replicas="1",')
+    )
+    result = mypy_strict(wrong, mypy_cache)
+    assert result.returncode == 1
+    errors = [line for line in result.stdout.splitlines() if '"replicas"' in line and "error:" in line]
+    assert len(errors) == 2, result.stdout
+    assert any('"Output[str]"' in line for line in errors) and any('"str"' in line for line in errors)
 
 
 def test_the_package_ships_py_typed() -> None:
@@ -71,7 +88,9 @@ def test_the_typed_program_deploys_under_mocks() -> None:
     assert [r.name for r in rec.by_type(DGD_TYPE)] == ["llama"]
     assert {r.name for r in rec.by_type(DCD_TYPE)} == {"inference/llama-frontend", "inference/llama-vllmworker"}
     (worker,) = [r for r in rec.by_type("kubernetes:apps/v1:Deployment") if "vllmworker" in r.name]
+    # Both come from the node group's Outputs (desired_size 2, label "gpu"), resolved by the mocks.
     assert worker.inputs["spec"]["replicas"] == 2
+    assert worker.inputs["spec"]["template"]["spec"]["nodeSelector"] == {"dynamo.nvidia.com/pool": "gpu"}
 
 
 def test_model_names_do_not_clash_with_the_components() -> None:

@@ -5,25 +5,38 @@ given (``to_wire``: only the fields that were set, by their wire names, no inven
 Unknown fields are refused, like ``kubectl``'s strict field validation; Kubernetes types the
 rules do not need (PodTemplateSpec, EnvVar, ...) are kept as faithful mappings elsewhere, so
 their unknown fields survive untouched.
+
+Built in Python (``ComponentSpec(replicas=...)``), a model takes what a dict spec takes: a leaf
+field marked ``In[...]`` holds a ``pulumi.Output`` (or another awaitable Input) as given, for the
+Pulumi layer to park and check exactly as it checks the same Output in a dict; and a refused
+keyword is a :class:`~dynamo_pulumi.errors.ModelError` (a ``pulumi.RunError`` in a Pulumi
+program) with the field path and the nearest declared name, never pydantic's own error.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapSerializer,
+    WrapValidator,
 )
 from pydantic.alias_generators import to_camel
 
 from dynamo_pulumi.api.pulumi_args import plain
+from dynamo_pulumi.errors import ModelError, for_pulumi_if_running
+from dynamo_pulumi.placeholders import is_deploy_time_value
 
 # Kubernetes-shaped leaf types (strict: "3" is not an integer, 1 is not a string).
 Int32 = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1)]
@@ -44,6 +57,30 @@ if TYPE_CHECKING:
     PodTemplate = dict[str, Any] | PodTemplateSpecArgs
 else:
     PodTemplate = Annotated[dict[str, Any], BeforeValidator(plain)]
+
+
+
+def _keep_deploy_time(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return value if is_deploy_time_value(value) else handler(value)
+
+
+def _dump_deploy_time(value: Any, handler: SerializerFunctionWrapHandler) -> Any:
+    return value if is_deploy_time_value(value) else handler(value)
+
+
+#: ``In[T]``: a field of type ``T`` that also takes a value known only at deploy time. Type
+#: checkers read it as ``pulumi.Input[T]`` (``T``, an awaitable of it, or ``Output[T]``; the
+#: import exists only for them); at run time the value is kept as given and every rule of ``T``
+#: applies to plain values. The Pulumi layer parks it like an Output in a dict spec
+#: (:mod:`dynamo_pulumi.planning.unknowns`), so both get the same checks and messages.
+if TYPE_CHECKING:
+    from pulumi import Input as In
+else:
+
+    class In:
+        def __class_getitem__(cls, item: Any) -> Any:
+            return Annotated[item, WrapValidator(_keep_deploy_time), WrapSerializer(_dump_deploy_time)]
+
 
 DNS_LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 COMPONENT_NAME_PATTERN = r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$"
@@ -72,6 +109,21 @@ class WireModel(BaseModel):
         # source; pydantic's use_attribute_docstrings would re-parse every model's source at
         # import (about 35 ms of each CLI start) only to copy them into the JSON schema.
     )
+
+    #: The name users know this model by (``ComponentSpec``), for messages; default the class name.
+    public_name: ClassVar[str] = ""
+
+    if not TYPE_CHECKING:  # type checkers keep the keyword signature pydantic declares
+
+        def __init__(self, **data: Any) -> None:
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                raise for_pulumi_if_running(model_error(type(self), exc, data)) from None
+
+        # Pydantic calls a model's own __init__ for nested dicts too when it is overridden; this
+        # one only translates errors, so nested validation stays pydantic's (one error list).
+        __init__.__pydantic_base_init__ = True
 
     def to_wire(self) -> dict[str, Any]:
         """The object as it was written: set fields only, by wire name."""
@@ -118,3 +170,12 @@ class OpenModel(WireModel):
     """A struct whose schema preserves unknown fields (kept and dumped as given)."""
 
     model_config = ConfigDict(extra="allow")
+
+
+def model_error(model: type[BaseModel], exc: ValidationError, data: dict[str, Any]) -> ModelError:
+    """pydantic's refusal of ``model(**data)`` as our error, under the model's public name."""
+    from dynamo_pulumi.api.parse import translate_errors  # late: parse imports the models
+
+    name = data.get("name")
+    public = getattr(model, "public_name", "") or model.__name__
+    return ModelError(translate_errors(exc, data, model=model), public, name if isinstance(name, str) else "")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_snake
 from pydantic_core import ErrorDetails
 
 from dynamo_pulumi.api.v1beta1 import KINDS, DynamoObject
@@ -28,6 +29,7 @@ from dynamo_pulumi.errors import (
     required,
     too_many,
 )
+from dynamo_pulumi.suggest import nearest
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -108,19 +110,52 @@ def wire_path(loc: Iterable[int | str], prefix: str = "") -> str:
     return text
 
 
+def _step_in(node: Any, part: int | str) -> int | str | None:
+    """``part`` as it is spelt in ``node`` (a Python keyword for a camelCase loc), or None."""
+    if isinstance(node, list):
+        return part if isinstance(part, int) and 0 <= part < len(node) else None
+    if not isinstance(node, Mapping):
+        return None
+    if part in node:
+        return part
+    snake = to_snake(part) if isinstance(part, str) else None
+    return snake if snake in node else None
+
+
 def _resolve_loc(data: Any, loc: tuple[int | str, ...], missing: bool) -> tuple[int | str, ...]:
     """Drop pydantic's union-branch tags from ``loc``, keeping only steps that exist in ``data``
-    (and, for a ``missing`` error, the absent field itself)."""
+    (and, for a ``missing`` error, the absent field itself); a step the data spells as a Python
+    keyword (``min_available``) keeps that spelling."""
     kept: list[int | str] = []
     node = data
     for i, part in enumerate(loc):
-        if (isinstance(node, Mapping) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
-            kept.append(part)
-            node = node[part]
+        step = _step_in(node, part)
+        if step is not None:
+            kept.append(step)
+            node = node[step]
         elif missing and i == len(loc) - 1:
             kept.append(part)
         # else: a union tag such as "str" or "function-after[...]"
     return tuple(kept)
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in getattr(annotation, "__args__", ()) for m in _models_in(arg)]
+
+
+def declared_names(model: type[BaseModel] | None, parents: tuple[int | str, ...]) -> list[str]:
+    """The field names (wire and Python spellings) of the model at ``parents`` under ``model``."""
+    for part in parents:
+        if model is None or isinstance(part, int):
+            continue
+        field = next((f for n, f in model.model_fields.items() if part in (n, f.alias)), None)
+        found = _models_in(field.annotation) if field is not None else []
+        model = found[0] if found else None
+    if model is None:
+        return []
+    return [spelling for n, f in model.model_fields.items() for spelling in (f.alias or n, n)]
 
 
 def _literal_choices(expected: str) -> list[str]:
@@ -128,8 +163,11 @@ def _literal_choices(expected: str) -> list[str]:
     return re.findall(r"'((?:[^'\\]|\\.)*)'", expected)
 
 
-def translate_error(err: ErrorDetails, data: Any, prefix: str = "") -> FieldError:
-    """One pydantic error -> the field error the API server would have printed."""
+def translate_error(
+    err: ErrorDetails, data: Any, prefix: str = "", model: type[BaseModel] | None = None
+) -> FieldError:
+    """One pydantic error -> the field error the API server would have printed; an unknown
+    field of ``model`` (at any depth) names the nearest declared field."""
     kind = err["type"]
     loc = _resolve_loc(data, tuple(err["loc"]), missing=kind == "missing")
     path = wire_path(loc, prefix)
@@ -138,7 +176,7 @@ def translate_error(err: ErrorDetails, data: Any, prefix: str = "") -> FieldErro
     if kind == "missing":
         return required(path)
     if kind == "extra_forbidden":
-        return unknown_field(path)
+        return unknown_field(path, nearest(str(loc[-1]), declared_names(model, loc[:-1])) if loc else "")
     if value is None and (kind in _EXPECTED_TYPE or kind in ("literal_error", "enum")):
         return required(path)  # null on a non-nullable field is pruned, leaving it unset
     if kind in _EXPECTED_TYPE:
@@ -189,12 +227,14 @@ def _constraint_error(
     return invalid(path, value, message)
 
 
-def translate_errors(exc: ValidationError, data: Any, prefix: str = "") -> list[FieldError]:
+def translate_errors(
+    exc: ValidationError, data: Any, prefix: str = "", model: type[BaseModel] | None = None
+) -> list[FieldError]:
     """Every pydantic error as a field error, once per path and message, in document order."""
     seen: set[tuple[str, str, str]] = set()
     out: list[FieldError] = []
     for err in exc.errors():
-        fe = translate_error(err, data, prefix)
+        fe = translate_error(err, data, prefix, model)
         key = (fe.path, fe.type.value, fe.detail if fe.type is not ErrorType.NOT_SUPPORTED else "")
         if key in seen or _same_path_seen(fe.path, out):
             continue
@@ -226,7 +266,7 @@ def parse_model(
     try:
         result = model.model_validate(data)
     except ValidationError as exc:
-        errors = translate_errors(exc, data, prefix)
+        errors = translate_errors(exc, data, prefix, model)
     if extra_errors is not None:
         seen = {e.path for e in errors}
         errors += [e for e in extra_errors(data) if e.path not in seen]
@@ -243,7 +283,7 @@ def _suggested(error: UnknownFieldError, model: type[BaseModel], prefix: str) ->
     """``error`` with the nearest field the model declares beside the unknown one."""
     if error.suggestion:
         return error
-    from dynamo_pulumi.api.suggest import declared_at, nearest, path_parts
+    from dynamo_pulumi.api.suggest import declared_at, path_parts
 
     parts = path_parts(error.path)[len(path_parts(prefix)) if prefix else 0:]
     if not parts:

@@ -60,9 +60,9 @@ from pathlib import Path as FilePath
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.parse import type_invalid, unknown_field, wire_path
-from dynamo_pulumi.api.suggest import nearest
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
+from dynamo_pulumi.suggest import nearest
 
 if TYPE_CHECKING:  # jsonschema and referencing are imported when a check first runs
     import jsonschema
@@ -288,6 +288,7 @@ def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[Field
 
 
 def _nearest(name: str, declared: list[str]) -> str:
+    """The declared field ``name`` most likely misspells ("" when none is close)."""
     return nearest(name, declared)
 
 

@@ -1,13 +1,12 @@
-"""The declared field a misspelt one most likely meant (``namespce`` -> ``namespace``).
+"""The names declared along a wire path of the typed models, for the nearest-name suggestion.
 
-kubectl's strict field validation only says ``unknown field``; we add the nearest declared name,
-for the typed models (:func:`declared_at`, walking the pydantic model along the wire path) and for
-the embedded core/v1 types checked by their JSON schema (:mod:`dynamo_pulumi.api.pod_schema`).
+kubectl's strict field validation only says ``unknown field``; we add the nearest declared name
+(one rule for every input: :func:`dynamo_pulumi.suggest.nearest`). For the typed models the
+candidates are found here (:func:`declared_at`, walking the pydantic model along the wire path).
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 import types
 import typing
@@ -18,14 +17,6 @@ from pydantic import BaseModel
 
 _PART = re.compile(r"\[([^\]]*)\]|([^.\[]+)")
 
-
-def nearest(name: str, declared: list[str]) -> str:
-    """The declared field ``name`` most likely misspells ("" when none is close)."""
-    by_lower = {d.lower(): d for d in declared}
-    if name.lower() in by_lower:
-        return by_lower[name.lower()]
-    close = difflib.get_close_matches(name, declared, n=1, cutoff=0.75)
-    return close[0] if close else ""
 
 
 def path_parts(path: str) -> list[str]:

@@ -12,7 +12,7 @@ give the value the operator would use.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -20,6 +20,7 @@ from dynamo_pulumi.api.base import (
     LABEL_KEY_PATTERN,
     RUNTIME_VERSION_PATTERN,
     Bool,
+    In,
     Int64,
     JSONObject,
     NonNegInt32,
@@ -78,25 +79,25 @@ class ComponentSpecFields(WireModel):
 
     provider_override: ProviderOverride | None = None
     """Grove fragment merged into the PodClique (or scaling group) generated for this component."""
-    type: ComponentType | None = None
+    type: In[ComponentType] | None = None
     """Role of the component: `frontend`, `worker`, `prefill`, `decode`, `planner`, `epp` or `lpx`; sets ports, probes, labels and RBAC."""
     lpx: LPXConfig | None = None
     """LPX configuration, for `type: lpx` components."""
-    runtime_version_override: Annotated[Str, Field(pattern=RUNTIME_VERSION_PATTERN)] | None = None
+    runtime_version_override: In[Annotated[Str, Field(pattern=RUNTIME_VERSION_PATTERN)]] | None = None
     """Dynamo runtime version `X.Y.Z` to assume instead of the main image's tag (needed when the tag is not a version or the image is a pulumi.Output)."""
-    global_dynamo_namespace: Bool | None = None
+    global_dynamo_namespace: In[Bool] | None = None
     """Put the component in the cluster-wide Dynamo namespace instead of the graph's own (default false)."""
     pod_template: PodTemplate | None = None
     """Pod template of the component (dict or pulumi_kubernetes PodTemplateSpecArgs); needs a container named `main` with an image."""
-    replicas: NonNegInt32 | None = None
+    replicas: In[NonNegInt32] | None = None
     """Pods (or multinode groups) of the component, integer >= 0 (default 1); owned by the scaling adapter when `scaling_adapter` is set."""
-    min_available: PositiveInt32 | None = None
+    min_available: In[PositiveInt32] | None = None
     """Grove scaling-group minAvailable, integer >= 1, for components rendered as a scaling group."""
     multinode: MultinodeSpec | None = None
     """Spread one replica over several nodes (LeaderWorkerSet or Grove scaling group)."""
     roles: list[ComponentRoleSpec] | None = None
     """Per-role settings of a multinode component (`leader`, `worker`)."""
-    shared_memory_size: Quantity | None = None
+    shared_memory_size: In[Quantity] | None = None
     """Size of the /dev/shm tmpfs, a quantity (default 8Gi; `0` leaves /dev/shm out)."""
     model_ref: ModelReference | None = None
     """The model this component serves; adds a headless Service for discovery."""
@@ -104,7 +105,7 @@ class ComponentSpecFields(WireModel):
     """`{}` creates a DynamoGraphDeploymentScalingAdapter that owns `replicas` (Pulumi then ignores replica changes)."""
     epp_config: EPPConfig | None = None
     """Endpoint Picker configuration, for `type: epp` components."""
-    frontend_sidecar: Str | None = None
+    frontend_sidecar: In[Str] | None = None
     """Name of a podTemplate container to run as the frontend sidecar of this component."""
     compilation_cache: CompilationCacheConfig | None = None
     """A PVC-backed compilation cache mounted where the backend expects it."""
@@ -177,7 +178,9 @@ class ComponentSpecFields(WireModel):
 class DynamoComponentDeploymentSharedSpec(ComponentSpecFields):
     """One entry of ``DynamoGraphDeployment.spec.components``."""
 
-    name: ComponentName
+    public_name: ClassVar[str] = "ComponentSpec"
+
+    name: In[ComponentName]
     """Component name, unique in the graph (letters, digits, '-'; at most 63); part of every object name."""
 
 
@@ -185,29 +188,29 @@ class DynamoComponentDeploymentSharedSpec(ComponentSpecFields):
 
 
 class RestartStrategy(WireModel):
-    type: Literal["Sequential", "Parallel"] | None = None
+    type: In[Literal["Sequential", "Parallel"]] | None = None
     """`Sequential` (one component after another) or `Parallel` restart."""
-    order: list[Str] | None = None
+    order: list[In[Str]] | None = None
     """Component names in the order a sequential restart follows (default: the controller's order)."""
 
 
 class Restart(WireModel):
-    id: Annotated[Str, Field(min_length=1)]
+    id: In[Annotated[Str, Field(min_length=1)]]
     """Any string; changing it restarts the graph's pods; required."""
     strategy: RestartStrategy | None = None
     """How the restart proceeds (sequential or parallel)."""
 
 
 class KvTransferPolicy(WireModel):
-    cluster_topology_name: Annotated[Str, Field(min_length=1)] | None = None
+    cluster_topology_name: In[Annotated[Str, Field(min_length=1)]] | None = None
     """Grove ClusterTopology whose levels define the domains (exclusive with `label_key`)."""
-    label_key: Annotated[Str, Field(min_length=1, max_length=317, pattern=LABEL_KEY_PATTERN)] | None = None
+    label_key: In[Annotated[Str, Field(min_length=1, max_length=317, pattern=LABEL_KEY_PATTERN)]] | None = None
     """Node label whose value names a worker's domain, e.g. `topology.kubernetes.io/zone` (exclusive with `cluster_topology_name`)."""
-    domain: TopologyDomain
+    domain: In[TopologyDomain]
     """Topology level KV transfers should stay within (e.g. `zone`, `rack`); required."""
-    enforcement: Literal["required", "preferred"] | None = None
+    enforcement: In[Literal["required", "preferred"]] | None = None
     """`required` (default: only same-domain decode workers) or `preferred`."""
-    preferred_weight: Annotated[float, Field(ge=0, le=1)] | None = None
+    preferred_weight: In[Annotated[float, Field(ge=0, le=1)]] | None = None
     """Strength of the same-domain preference, 0.0 to 1.0; required when enforcement is `preferred`."""
 
     @property
@@ -216,14 +219,14 @@ class KvTransferPolicy(WireModel):
 
 
 class ComponentGroupMember(WireModel):
-    name: Annotated[Str, Field(min_length=1)]
+    name: In[Annotated[Str, Field(min_length=1)]]
     """Name of a component of this graph that belongs to the group."""
 
 
 class ComponentGroupSpec(WireModel):
-    name: ComponentName
+    name: In[ComponentName]
     """Group name (letters, digits, '-'; at most 63)."""
-    replicas: PositiveInt32
+    replicas: In[PositiveInt32]
     """Replicas of the whole group, integer >= 1."""
     scaling_adapter: ScalingAdapter | None = None
     """`{}` creates a scaling adapter for the group."""
@@ -239,19 +242,21 @@ class DynamoGraphDeploymentExperimentalSpec(WireModel):
 
 
 class DynamoGraphDeploymentSpec(WireModel):
+
+    public_name: ClassVar[str] = "GraphSpec"
     provider_override: ProviderOverride | None = None
     """Grove fragment merged into the generated PodCliqueSet."""
-    annotations: dict[str, Str] | None = None
+    annotations: dict[str, In[Str]] | None = None
     """Annotations copied onto every child object and pod (a component's own podTemplate values win)."""
-    labels: dict[str, Str] | None = None
+    labels: dict[str, In[Str]] | None = None
     """Labels copied onto every child object and pod (a component's own podTemplate values win)."""
-    priority_class_name: Str | None = None
+    priority_class_name: In[Str] | None = None
     """PriorityClass of the Grove PodCliqueSet (Grove pathway only)."""
     components: Annotated[list[DynamoComponentDeploymentSharedSpec], Field(max_length=25)] | None = None
     """The graph's components, at most 25, names unique."""
     env: list[dict[str, Any]] | None = None
     """Environment variables (core/v1 EnvVar mappings) put before every component's own; a component's entry of the same name wins."""
-    backend_framework: BackendFramework | None = None
+    backend_framework: In[BackendFramework] | None = None
     """`vllm`, `sglang` or `trtllm`; default: detected from each worker's command."""
     restart: Restart | None = None
     """Change `restart.id` to restart the graph's pods."""
@@ -267,15 +272,17 @@ class DynamoGraphDeploymentSpec(WireModel):
 class ObjectMeta(ObjectMetaFields):
     """metadata: every ObjectMeta field, unknown ones refused (see :class:`ObjectMetaFields`)."""
 
-    name: Str | None = None
+    public_name: ClassVar[str] = "Metadata"
+
+    name: In[Str] | None = None
     """Object name, a DNS-1123 subdomain; default: the Pulumi resource name; part of every child object's name."""
-    namespace: Str | None = None
+    namespace: In[Str] | None = None
     """Namespace (default: the component's `namespace=` argument, else `default`)."""
-    labels: dict[str, Str] | None = None
+    labels: dict[str, In[Str]] | None = None
     """Labels of the object itself."""
-    annotations: dict[str, Str] | None = None
+    annotations: dict[str, In[Str]] | None = None
     """Annotations of the object itself (some configure the operator, e.g. the Grove update strategy)."""
-    generation: Int64 | None = None
+    generation: In[Int64] | None = None
     """Set by the API server; ignored on input."""
 
 
@@ -305,6 +312,7 @@ class _TopLevel(WireModel):
 
 
 class DynamoGraphDeployment(_TopLevel):
+    public_name: ClassVar[str] = "Graph"
     kind: Literal["DynamoGraphDeployment"] = DGD_KIND
     """Always `DynamoGraphDeployment`."""
     spec: DynamoGraphDeploymentSpec = Field(default_factory=DynamoGraphDeploymentSpec)
@@ -318,13 +326,16 @@ class DynamoGraphDeployment(_TopLevel):
 class DynamoComponentDeploymentSpec(ComponentSpecFields):
     """DCD spec: ``backendFramework`` plus the shared spec inlined (``name`` defaulted from metadata)."""
 
-    backend_framework: BackendFramework | None = None
+    public_name: ClassVar[str] = "StandaloneComponentSpec"
+
+    backend_framework: In[BackendFramework] | None = None
     """`vllm`, `sglang` or `trtllm`; default: detected from the command."""
-    name: ComponentName | None = None
+    name: In[ComponentName] | None = None
     """Component name (default: metadata.name)."""
 
 
 class DynamoComponentDeployment(_TopLevel):
+    public_name: ClassVar[str] = "StandaloneComponent"
     kind: Literal["DynamoComponentDeployment"] = DCD_KIND
     """Always `DynamoComponentDeployment`."""
     spec: DynamoComponentDeploymentSpec
@@ -337,14 +348,14 @@ class DynamoComponentDeployment(_TopLevel):
 
 
 class DGDRef(WireModel):
-    name: Annotated[Str, Field(min_length=1)]
+    name: In[Annotated[Str, Field(min_length=1)]]
     """Name of the DynamoGraphDeployment the adapter scales."""
-    component_name: Annotated[Str, Field(min_length=1)]
+    component_name: In[Annotated[Str, Field(min_length=1)]]
     """Component of that graph the adapter scales."""
 
 
 class DynamoGraphDeploymentScalingAdapterSpec(WireModel):
-    replicas: NonNegInt32
+    replicas: In[NonNegInt32]
     """Replicas the adapter sets on the component, integer >= 0."""
     dgd_ref: DGDRef
     """The graph and component this adapter scales."""

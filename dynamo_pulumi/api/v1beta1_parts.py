@@ -15,6 +15,7 @@ from dynamo_pulumi.api.base import (
     COMPONENT_NAME_PATTERN,
     Bool,
     DnsLabel,
+    In,
     JSONObject,
     PodTemplate,
     Str,
@@ -41,7 +42,7 @@ class ProviderOverride(WireModel):
 
     api_version: Annotated[Str, Field(min_length=1)]
     """API group/version of the provider schema the fragment is written in (Grove: `grove.io/v1alpha1`); required."""
-    target: Str | None = None
+    target: In[Str] | None = None
     """Which provider object or embedded schema the fragment patches (e.g. `PodCliqueTemplateSpec`); may be omitted when the location allows only one."""
     value: JSONObject
     """Sparse fragment (a mapping) merged into the generated provider object; only the fields the provider allows at this scope."""
@@ -56,7 +57,7 @@ class MultinodeRoleSpec(WireModel):
 
 
 class MultinodeSpec(WireModel):
-    node_count: Annotated[int, Field(strict=True, ge=2, le=2**31 - 1)] | None = None
+    node_count: In[Annotated[int, Field(strict=True, ge=2, le=2**31 - 1)]] | None = None
     """Nodes one replica spans, integer >= 2 (default 2); GPUs per replica = node_count x the main container's GPU limit."""
     leader: MultinodeRoleSpec | None = None
     """Settings of the generated leader unit (older spelling of `roles[name=leader]`)."""
@@ -70,9 +71,9 @@ class MultinodeSpec(WireModel):
 
 
 class ComponentRoleSpec(WireModel):
-    name: DnsLabel
+    name: In[DnsLabel]
     """Role name, a DNS label (`leader` or `worker` for multinode components)."""
-    replicas: PositiveInt32 | None = None
+    replicas: In[PositiveInt32] | None = None
     """Pods of this role per replica, integer >= 1 (default: the role's natural count)."""
     provider_override: ProviderOverride | None = None
     """Grove fragment merged into the PodClique template of this role."""
@@ -81,9 +82,9 @@ class ComponentRoleSpec(WireModel):
 
 
 class ModelReference(WireModel):
-    name: Annotated[Str, Field(min_length=1)]
+    name: In[Annotated[Str, Field(min_length=1)]]
     """Base model identifier served by the component (e.g. `Qwen/Qwen3-0.6B`); creates a headless model Service."""
-    revision: Str | None = None
+    revision: In[Str] | None = None
     """Model revision or version; optional."""
 
 
@@ -92,11 +93,11 @@ class ScalingAdapter(WireModel):
 
 
 class ConfigMapKeySelector(WireModel):
-    name: Str | None = None
+    name: In[Str] | None = None
     """Name of the ConfigMap (same namespace)."""
-    key: Str
+    key: In[Str]
     """Key in the ConfigMap holding the configuration; required."""
-    optional: Bool | None = None
+    optional: In[Bool] | None = None
     """When true, a missing ConfigMap or key is not an error (default false)."""
 
 
@@ -110,41 +111,41 @@ class EPPConfig(WireModel):
 
 
 class CompilationCacheConfig(WireModel):
-    pvc_name: Annotated[Str, Field(min_length=1)]
+    pvc_name: In[Annotated[Str, Field(min_length=1)]]
     """Existing PVC (same namespace) that holds the backend's compilation cache; required."""
-    mount_path: Str | None = None
+    mount_path: In[Str] | None = None
     """Where the cache is mounted; default: the backend's usual cache directory."""
 
 
 class TopologyConstraint(WireModel):
     """Component-level placement (``packDomain`` required)."""
 
-    pack_domain: TopologyDomain
+    pack_domain: In[TopologyDomain]
     """Topology level (a domain of the ClusterTopology, e.g. `rack`) the component's pods are packed within; required."""
 
 
 class SpecTopologyConstraint(WireModel):
     """Deployment-level placement against a Grove ClusterTopology."""
 
-    cluster_topology_name: Annotated[Str, Field(min_length=1)]
+    cluster_topology_name: In[Annotated[Str, Field(min_length=1)]]
     """Name of the Grove ClusterTopology whose levels the pack domains refer to; required."""
-    pack_domain: TopologyDomain | None = None
+    pack_domain: In[TopologyDomain] | None = None
     """Default topology level every component is packed within; optional when only components set one."""
 
 
 class GMSClientPodSpec(WireModel):
-    name: DnsLabel
+    name: In[DnsLabel]
     """Name of the extra GMS client pod, a DNS label."""
     pod_template: JSONObject
     """Pod template of the client pod (mapping, decoded as core/v1 PodTemplateSpec)."""
 
 
 class GPUMemoryServiceSpec(WireModel):
-    mode: GMSMode | None = None
+    mode: In[GMSMode] | None = None
     """`IntraPod` (default: the GMS server runs in the workload pod) or `InterPod` (its own pod)."""
-    device_class_name: Str | None = None
+    device_class_name: In[Str] | None = None
     """DRA DeviceClass GPUs are claimed from (default `gpu.nvidia.com`)."""
-    extra_client_containers: list[DnsLabel] | None = None
+    extra_client_containers: list[In[DnsLabel]] | None = None
     """Names of your own containers that also get GMS client wiring."""
     extra_client_pods: list[GMSClientPodSpec] | None = None
     """Extra GMS client pods for inter-pod GMS (reserved; refused for now)."""
@@ -159,9 +160,9 @@ class GPUMemoryServiceSpec(WireModel):
 
 
 class FailoverSpec(WireModel):
-    mode: GMSMode | None = None
+    mode: In[GMSMode] | None = None
     """Failover topology, must match the GPU Memory Service mode (`IntraPod` default, or `InterPod`)."""
-    num_shadows: Annotated[int, Field(strict=True, ge=1, le=1)] | None = None
+    num_shadows: In[Annotated[int, Field(strict=True, ge=1, le=1)]] | None = None
     """Standby engine containers per rank; only 1 is accepted today."""
 
     @property
@@ -170,50 +171,50 @@ class FailoverSpec(WireModel):
 
 
 class GroveSpec(WireModel):
-    force_scaling_group: Bool | None = None
+    force_scaling_group: In[Bool] | None = None
     """Render a single-node component as a PodCliqueScalingGroup (one single-pod clique per replica); default false."""
 
 
 class DynamoCheckpointIdentity(WireModel):
-    model: Annotated[Str, Field(min_length=1)]
+    model: In[Annotated[Str, Field(min_length=1)]]
     """Model identifier the checkpoint was taken with (deprecated legacy identity)."""
-    backend_framework: BackendFramework
+    backend_framework: In[BackendFramework]
     """Backend the checkpoint belongs to: `vllm`, `sglang` or `trtllm` (deprecated legacy identity)."""
-    dynamo_version: Str | None = None
+    dynamo_version: In[Str] | None = None
     """Dynamo version of the checkpoint (deprecated legacy identity)."""
-    tensor_parallel_size: PositiveInt32 | None = None
+    tensor_parallel_size: In[PositiveInt32] | None = None
     """Tensor-parallel size, integer >= 1 (deprecated: taken from the pod template)."""
-    pipeline_parallel_size: PositiveInt32 | None = None
+    pipeline_parallel_size: In[PositiveInt32] | None = None
     """Pipeline-parallel size, integer >= 1 (deprecated: taken from the pod template)."""
-    dtype: Str | None = None
+    dtype: In[Str] | None = None
     """Weights data type such as `bf16` or `fp8` (deprecated legacy identity)."""
-    max_model_len: PositiveInt32 | None = None
+    max_model_len: In[PositiveInt32] | None = None
     """Maximum sequence length in tokens, integer >= 1 (deprecated legacy identity)."""
-    extra_parameters: dict[str, Str] | None = None
+    extra_parameters: dict[str, In[Str]] | None = None
     """Further string parameters hashed into the identity (deprecated legacy identity)."""
 
 
 class ComponentCheckpointJobConfig(WireModel):
-    gms_client_containers: list[DnsLabel] | None = None
+    gms_client_containers: list[In[DnsLabel]] | None = None
     """Containers of the checkpoint Job that get GMS client wiring (needs gpuMemoryService)."""
     pod_template: JSONObject | None = None
     """Pod template merged into the checkpoint Job's pod (mapping, decoded as core/v1 PodTemplateSpec)."""
 
 
 class ComponentCheckpointConfig(WireModel):
-    enabled: Bool
+    enabled: In[Bool]
     """Turn checkpoint snapshot/restore on for this component; required."""
-    mode: Literal["Auto", "Manual"] | None = None
+    mode: In[Literal["Auto", "Manual"]] | None = None
     """Deprecated (`Auto`/`Manual`); omit it and use `enabled` with or without `checkpoint_ref`."""
-    startup_policy: Literal["Immediate", "WaitForCheckpoint"] | None = None
+    startup_policy: In[Literal["Immediate", "WaitForCheckpoint"]] | None = None
     """`Immediate` (default: start cold now) or `WaitForCheckpoint` (start once the checkpoint is ready)."""
-    deletion_policy: Literal["Delete", "Retain"] | None = None
+    deletion_policy: In[Literal["Delete", "Retain"]] | None = None
     """`Delete` or `Retain` the managed checkpoint when the graph is deleted."""
-    checkpoint_ref: Str | None = None
+    checkpoint_ref: In[Str] | None = None
     """Name of an existing DynamoCheckpoint to restore from (then `identity` is ignored)."""
     identity: DynamoCheckpointIdentity | None = None
     """Deprecated legacy checkpoint identity; omit for managed checkpoints."""
-    target_container_name: DnsLabel | None = None
+    target_container_name: In[DnsLabel] | None = None
     """Container that is snapshotted and restored (default `main`)."""
     job: ComponentCheckpointJobConfig | None = None
     """Customises the checkpoint Job the operator runs."""
@@ -239,12 +240,12 @@ class ExperimentalSpec(WireModel):
 
 
 class LPXSchedulingSpec(WireModel):
-    attempt_deadline_seconds: Annotated[int, Field(strict=True, ge=1, le=9223372036)] | None = None
+    attempt_deadline_seconds: In[Annotated[int, Field(strict=True, ge=1, le=9223372036)]] | None = None
     """Seconds one LPX scheduling attempt may take, integer >= 1."""
 
 
 class LPXLocalPartitions(WireModel):
-    mode: Literal["All", "IDs"]
+    mode: In[Literal["All", "IDs"]]
     """`All` partitions, or only the listed `IDs`; required."""
     ids: list[Annotated[int, Field(strict=True, ge=0, le=4294967295)]] | None = None
     """Partition IDs used when mode is `IDs` (integers >= 0)."""
@@ -258,7 +259,7 @@ class LPXExperimentalSpec(WireModel):
 class LPXConfig(WireModel):
     """Experimental LPX configuration (validated; rendering needs the operator's build registry)."""
 
-    build_id: Annotated[Str, Field(min_length=1)]
+    build_id: In[Annotated[Str, Field(min_length=1)]]
     """LPX build to run; required (validated only: rendering needs the operator's build registry)."""
     scheduling: LPXSchedulingSpec | None = None
     """LPX scheduling settings."""

@@ -21,6 +21,8 @@ from dynamo_pulumi.cli.common import CliParser
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError, stdout_closed
 
 if TYPE_CHECKING:
+    import argparse
+
     from dynamo_pulumi.errors import GraphValidationError
 
 #: subcommand -> (module under dynamo_pulumi.cli, one-line help). Add a row to add a subcommand.
@@ -65,13 +67,27 @@ def build_parser(argv: Sequence[str] = ()) -> CliParser:
             import_module(f"dynamo_pulumi.cli.{module_name}").add_parser(sub)
         else:
             sub.add_parser(name, help=help_text, add_help=False)
+    parser.subcommands = dict(sub.choices)
     return parser
+
+
+def _refuse_unknown(parser: CliParser, args: argparse.Namespace, extras: list[str]) -> None:
+    """Words the chosen subcommand does not take: its own usage and error (exit 64), with the
+    nearest option for a misspelt or abbreviated one (``--plat`` -> ``--platform``)."""
+    from dynamo_pulumi.suggest import did_you_mean
+
+    owner = parser.subcommands.get(getattr(args, "command", None) or "", parser)
+    options = [o for action in owner._actions for o in action.option_strings]
+    hints = [did_you_mean(word.split("=", 1)[0], options) for word in extras if word.startswith("-")]
+    owner.error(f"unrecognized arguments: {' '.join(extras)}{''.join(hints)}")
 
 
 def _dispatch(argv: list[str]) -> int:
     parser = build_parser(argv)
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            _refuse_unknown(parser, args, extras)
     except SystemExit as exc:  # --help (0) or a usage error (EXIT_USAGE): a code, not an exception
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if args.version:
@@ -103,7 +119,7 @@ def _print_invalid(exc: GraphValidationError) -> None:
 
     print(f'error: The {exc.kind} "{shorten(exc.name)}" is invalid:', file=sys.stderr)
     for error in exc.errors:
-        print(f"{error.position}: {error}" if error.position else f"* {error}", file=sys.stderr)
+        print(f"{error.position}: {error.message}" if error.position else f"* {error.message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

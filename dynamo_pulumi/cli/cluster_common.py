@@ -43,8 +43,17 @@ def add_cluster_arguments(parser: argparse.ArgumentParser, with_timeout: bool) -
     parser.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)")
     parser.add_argument("--context", default=None, help="kubeconfig context (default: its current context)")
     if with_timeout:
-        parser.add_argument("--timeout", default=f"{DEFAULT_TIMEOUT_SECONDS // 60}m",
+        parser.add_argument("--timeout", default=f"{DEFAULT_TIMEOUT_SECONDS // 60}m", type=timeout_seconds,
                             help="how long to wait, e.g. 30m, 1h30m, 90s (default: 60m)")
+
+
+def timeout_seconds(text: str) -> int:
+    """``--timeout``'s value in seconds; a malformed one is a usage error (exit 64), like any
+    other bad flag value, before a file is read or a cluster called."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 @dataclass(frozen=True)

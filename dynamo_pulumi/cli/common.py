@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 STDIN = "-"
 _ROLE = re.compile(r":(?:func|class|mod|meth|data|attr):`~?([^`]+)`")
 _LITERAL = re.compile(r"``([^`]+)``")
+#: argparse's "invalid choice: 'x' (choose from 'a', 'b')" (3.11 quotes each choice).
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
 class CliParser(argparse.ArgumentParser):
@@ -32,8 +34,15 @@ class CliParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        #: The subcommands' parsers by name (the top-level parser only), for their usage lines.
+        self.subcommands: dict[str, argparse.ArgumentParser] = {}
 
     def error(self, message: str) -> NoReturn:
+        choice = _INVALID_CHOICE.search(message)
+        if choice:  # a misspelt subcommand or flag value: the nearest accepted one
+            from dynamo_pulumi.suggest import did_you_mean
+
+            message += did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 

@@ -2,7 +2,7 @@
 
 Print what the operator would create, as a YAML stream (FILE may be ``-`` for standard input).
 Features only operator mode can deploy (a Kubernetes-API planner, LPX, checkpoints) are printed,
-not refused, in either mode. ``--mode operator`` renders the custom resource as operator mode
+not refused, in either mode; in render mode each gets a warning on stderr (``use --mode operator``). ``--mode operator`` renders the custom resource as operator mode
 sends it (cluster-only metadata such as ownerReferences left out): exactly the expansion
 ``preview --mode operator`` predicts and the drift check compares with.
 
@@ -29,9 +29,9 @@ from dynamo_pulumi.cli.common import add_common, add_mode, read_input, subcomman
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_cmd import FileContents, load_contents
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_text
-from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.errors import FieldError, InputError
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import GRAPH_KINDS
+from dynamo_pulumi.loading import GRAPH_KINDS, LoadedObject
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render import RenderResult
 from dynamo_pulumi.verdict import Verdict, judge
@@ -87,11 +87,24 @@ def _verdicts(
         verdict = judge(loaded, platform, namespace, mode=mode, objects=contents.others, for_expansion=True)
         for warning in verdict.warnings:
             warn(warning, loaded.source)
+        if verdict.deployable and mode == "render":
+            for refusal in operator_only(loaded):
+                fix = "" if "--mode operator" in refusal.message else "; use --mode operator"
+                warn(f"only operator mode can deploy this graph: {refusal.message}{fix}", loaded.source)
         if not verdict.deployable:
             refused.append(ObjectReport(loaded.source, loaded.source, document, kind=loaded.object.kind,
                                         name=loaded.object.name, problems=[Problem.of(e) for e in verdict.errors]))
         verdicts.append(verdict)
     return verdicts, sorted(refused, key=lambda r: r.document or 0)
+
+
+def operator_only(loaded: LoadedObject) -> list[FieldError]:
+    """What render mode refuses to deploy in ``loaded`` (printed anyway, with a warning), at the
+    paths the file wrote (v1alpha1 ones for an alpha file)."""
+    from dynamo_pulumi.deploy_mode import operator_only_errors
+
+    errors = operator_only_errors(loaded.object)
+    return [loaded.path_map.map_error(e) for e in errors] if loaded.is_alpha else errors
 
 
 def run(args: argparse.Namespace) -> int:

@@ -168,11 +168,22 @@ def _check_file(
     if not contents.failed and not contents.loaded:
         label = "<inline>" if inline else name
         return [ObjectReport(label, label, problems=[Problem(f"no {KINDS_TEXT} found")])]
-    reports = list(contents.failed)
+    reports = [_with_operation(r, old_objects) for r in contents.failed]
     for document, loaded in contents.loaded:
         reports.append(_check_object(loaded, platform, namespace, old_objects, document, mode, contents.others,
                                      client))
     return sorted(reports, key=lambda r: r.document or 0)
+
+
+def _with_operation(report: ObjectReport, old_objects: dict[tuple[str, str], Any]) -> ObjectReport:
+    """A Dynamo object refused while loading still has an operation: what applying it would be."""
+    if report.kind is None:
+        return report
+    return replace(report, operation=_operation((report.kind, report.name or ""), old_objects))
+
+
+def _operation(key: tuple[str, str], old_objects: dict[tuple[str, str], Any]) -> str:
+    return "update" if key in old_objects else "create"
 
 
 def _check_object(
@@ -202,7 +213,7 @@ def _check_object(
         document=document,
         kind=obj.kind,
         name=obj.name,
-        operation="update" if old is not None else "create",
+        operation=_operation((obj.kind, obj.name), old_objects),
         summary=summary,
         warnings=list(verdict.warnings),
         problems=[Problem.of(e) for e in verdict.validate_errors()],

@@ -2,19 +2,24 @@
 
 Validation first collects one :class:`ObjectReport` per object (or per document or file that
 could not be loaded), then one formatter prints them all, so every output format says exactly
-the same thing. JSON schema (a list, in input order)::
+the same thing. JSON schema (a list, in input order; a key whose value is not known is left
+out, never ``null``)::
 
-    {"file": str, "document": int | null, "kind": str | null, "name": str | null,
-     "operation": "create" | "update" | null, "valid": bool, "warnings": [str],
-     "errors": [{"path": str | null, "type": str, "value": any, "message": str,
-                 "line": int | null, "column": int | null}],
+    {"file": str, "document"?: int, "kind"?: str, "name"?: str,
+     "operation"?: "create" | "update", "valid": bool, "warnings": [str],
+     "errors": [{"path"?: str, "type": str, "value"?: any, "message": str,
+                 "line"?: int, "column"?: int}],
      "plannedReplacements": [same shape as errors]}
 
-``document`` is 1-based in multi-document files (null otherwise); ``value`` is null where the
-error carries none (Required, Forbidden); ``type`` is the API server's error type, or
-``InputError`` for a file or document that could not be read. ``plannedReplacements`` (render
-mode, ``--old``) are the operator's update rules the change breaks: no error there, since no
-DGD is sent, but the objects they touch are replaced.
+``document`` is 1-based, present in multi-document files only; ``kind``, ``name`` and
+``operation`` are present for every Dynamo object, valid or not (``operation`` is ``update`` when
+``--old`` holds an object of the same kind and name), absent for a file or document that could
+not be read as one. ``value`` is the offending value as written (numbers stay numbers), absent
+where the error carries none (Required, Forbidden); ``line`` and ``column`` are absent when the
+input was not YAML text. ``type`` is the API server's error type, or ``InputError`` for a file
+or document that could not be read. ``plannedReplacements`` (render mode, ``--old``) are the
+operator's update rules the change breaks: no error there, since no DGD is sent, but the objects
+they touch are replaced.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ class Problem:
     message: str
     type: str = "InputError"
     path: str | None = None
-    value: Any = None
+    value: Any = OMITTED  # OMITTED: the error carries no value
     position: SourcePosition | None = None
     #: Where a whole-input problem happened, when no line is known ("file (document 2)").
     where: str | None = None
@@ -51,9 +56,8 @@ class Problem:
 
     @classmethod
     def of(cls, error: FieldError) -> Problem:
-        value = None if error.value is OMITTED else error.value
-        value = shorten(value) if isinstance(value, str) else value
-        return cls(str(error), error.type.value, error.path, value, error.position)
+        value = shorten(error.value) if isinstance(error.value, str) else error.value
+        return cls(error.message, error.type.value, error.path, value, error.position)
 
 
 @dataclass
@@ -89,8 +93,8 @@ def _where(problem: Problem, label: str) -> str:
 
 
 def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
-    """Summaries of valid objects on ``out``; warnings, kubectl's header and one
-    ``file:line:col: path: type: value: detail`` line per error on ``err``."""
+    """Summaries of valid objects on ``out``; warnings, kubectl's header (``error: The ... is
+    invalid:``) and one ``file:line:col: path: type: value: detail`` line per error on ``err``."""
     for report in reports:
         for warning in report.warnings:
             print(f"{report.label}: warning: {warning}", file=err)
@@ -102,38 +106,39 @@ def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
                 file=out,
             )
             continue
-        if report.kind is not None:
-            print(f'{report.label}: The {report.kind} "{report.shown_name}" is invalid:', file=err)
+        if report.kind is not None:  # as every command prints it; a document of several is named
+            where = f"{report.label}: " if report.document is not None else ""
+            print(f'error: {where}The {report.kind} "{report.shown_name}" is invalid:', file=err)
         for problem in report.problems:
             print(f"{_where(problem, report.label)}: {problem.message}", file=err)
 
 
 def _problem_json(p: Problem) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": p.type, "message": p.message}
+    if p.path is not None:
+        data["path"] = p.path
+    if p.value is not OMITTED:
+        data["value"] = p.value
+    if p.position is not None:
+        data["line"], data["column"] = p.position.line, p.position.column
+    return data
+
+
+def _report_json(r: ObjectReport) -> dict[str, Any]:
+    name = shorten(r.name) if r.name else r.name
+    known = {"document": r.document, "kind": r.kind, "name": name, "operation": r.operation}
     return {
-        "path": p.path,
-        "type": p.type,
-        "value": p.value,
-        "message": p.message,
-        "line": p.position.line if p.position else None,
-        "column": p.position.column if p.position else None,
+        "file": r.file,
+        **{key: value for key, value in known.items() if value is not None},
+        "valid": r.valid,
+        "warnings": list(r.warnings),
+        "errors": [_problem_json(p) for p in r.problems],
+        "plannedReplacements": [_problem_json(p) for p in r.replacements],
     }
 
 
 def as_json(reports: list[ObjectReport]) -> list[dict[str, Any]]:
-    return [
-        {
-            "file": r.file,
-            "document": r.document,
-            "kind": r.kind,
-            "name": shorten(r.name) if r.name else r.name,
-            "operation": r.operation,
-            "valid": r.valid,
-            "warnings": list(r.warnings),
-            "errors": [_problem_json(p) for p in r.problems],
-            "plannedReplacements": [_problem_json(p) for p in r.replacements],
-        }
-        for r in reports
-    ]
+    return [_report_json(r) for r in reports]
 
 
 def write_json(reports: list[ObjectReport], out: TextIO) -> None:

@@ -70,6 +70,8 @@ def _from_kubeconfig(connection: Connection) -> Any:
             if document is not None:
                 return config.new_client_from_config_dict(document, context=connection.context)
             path = Path(str(connection.kubeconfig)).expanduser()
+            if path.is_dir():
+                raise ClusterError(f"kubeconfig {str(path)!r} is a directory; --kubeconfig takes a kubeconfig file")
             if not path.is_file():
                 raise ClusterError(f"kubeconfig file {str(path)!r} does not exist")
             return config.new_client_from_config(str(path), context=connection.context)

@@ -135,13 +135,16 @@ def _explain_one(error: FieldError, table: OutputTable) -> FieldError:
     mentions = bool(OUTPUT_TOKEN_RE.search(f"{error.detail} {error.value}")) or (
         isinstance(error.value, int) and error.value in table.integers
     )
-    error = replace(error, detail=scrub(error.detail, table), value=_scrub_value(error.value, table))
+    error = replace(
+        error, detail=scrub(error.detail, table), value=_scrub_value(error.value, table), fix=scrub(error.fix, table)
+    )
     if error.path.endswith(".runtimeVersionOverride"):
         component = error.path.removesuffix(".runtimeVersionOverride")
         images = [p for p in _output_paths_under(component, table) if p.endswith(".image")]
         if images:
             return replace(
                 error,
+                fix="",  # the detail below says what an Output image needs
                 detail=f"{error.detail}: the image {images[0]} is a pulumi.Output, and {PREVIEW_NOTE}, so "
                 f"its tag cannot tell the runtime version; set {error.path} to the Dynamo runtime version "
                 'of that image (for example "1.3.1")',

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.pulumi_args import is_input_object, plain
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE, is_deploy_time_value
 
 if TYPE_CHECKING:
     import pulumi
@@ -103,6 +103,8 @@ def park(value: Any, table: OutputTable, path: str = "") -> Any:
     ``path`` is where ``value`` sits in the whole object (``""`` for the object itself)."""
     if _is_output(value):
         return table.token_for(value, path)
+    if is_deploy_time_value(value):  # another awaitable Input: parked as the Output it becomes
+        return table.token_for(pulumi.Output.from_input(value), path)
     if is_input_object(value):  # a pulumi_kubernetes *Args object: its wire mapping
         return park(plain(value), table, path)
     if isinstance(value, Mapping):

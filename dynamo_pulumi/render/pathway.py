@@ -49,6 +49,15 @@ class ComponentWorkload(StrEnum):
     LEADER_WORKER_SET = "LeaderWorkerSet"
 
 
+#: Where the platform settings are given, for messages that ask to change one.
+WHERE_PLATFORM_GOES = "the file given as -p/--platform, or platform= of the Pulumi components"
+#: The fix for "no multinode orchestrator", with the operator configuration's own key names.
+ENABLE_AN_ORCHESTRATOR = (
+    "a multinode component needs Grove or LeaderWorkerSet installed in the cluster and enabled in the platform "
+    f"settings ({WHERE_PLATFORM_GOES}): orchestrators.grove.enabled: true (Grove) or "
+    "orchestrators.lws.enabled: true (LeaderWorkerSet), as in the operator's configuration"
+)
+
 def provider_from_intent(dgd: DynamoGraphDeployment, platform: Platform) -> Pathway:
     """The creation-time choice (``providerFromCurrentIntent``): Grove unless gated off or opted out."""
     opt_out = dgd.annotations.get(KUBE_ANNOTATION_ENABLE_GROVE, "").lower() == KUBE_LABEL_VALUE_FALSE
@@ -86,7 +95,9 @@ def choose_pathway(dgd: DynamoGraphDeployment, platform: Platform) -> Pathway:
     if pathway is Pathway.GROVE and not platform.grove_enabled:
         raise RenderError(
             f'selected workload provider "{WORKLOAD_PROVIDER_GROVE}" is unavailable because Grove is '
-            f"disabled (reason {REASON_SELECTED_WORKLOAD_PROVIDER_UNAVAILABLE})",
+            f"disabled (reason {REASON_SELECTED_WORKLOAD_PROVIDER_UNAVAILABLE}); to enable it, set "
+            f"orchestrators.grove.enabled: true in the platform settings ({WHERE_PLATFORM_GOES}) on a cluster with "
+            "Grove installed",
             _PROVIDER_PATH,
         )
     if pathway is Pathway.COMPONENT and not platform.lws_enabled:
@@ -95,7 +106,7 @@ def choose_pathway(dgd: DynamoGraphDeployment, platform: Platform) -> Pathway:
             raise RenderError(
                 "no multinode orchestrator available: component(s) "
                 f"{', '.join(multinode)} are multinode but neither Grove nor LeaderWorkerSet is enabled "
-                f"(reason {REASON_NO_MULTINODE_ORCHESTRATOR})",
+                f"(reason {REASON_NO_MULTINODE_ORCHESTRATOR}); {ENABLE_AN_ORCHESTRATOR}",
                 "spec.components",
             )
     return pathway

@@ -10,30 +10,17 @@ CLI keeps its own formatting. This lives under ``resources/`` because it imports
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pulumi
 
-from dynamo_pulumi.errors import DynamoPulumiError
-
-
-@functools.cache
-def run_error_class(cls: type[DynamoPulumiError]) -> type[DynamoPulumiError]:
-    """``cls`` that is also a ``pulumi.RunError`` (one class per error class, same name)."""
-    return type(cls.__name__, (cls, pulumi.RunError), {"__module__": __name__, "__doc__": cls.__doc__})
+from dynamo_pulumi.errors import DynamoPulumiError, also_a
 
 
 def as_run_error(exc: DynamoPulumiError) -> DynamoPulumiError:
     """The same error (same class, message and fields) as a ``pulumi.RunError``."""
-    if isinstance(exc, pulumi.RunError):
-        return exc
-    cls = run_error_class(type(exc))
-    copy = cls.__new__(cls)
-    copy.__dict__.update(exc.__dict__)
-    copy.args = exc.args
-    return copy
+    return also_a(exc, pulumi.RunError)
 
 
 @contextmanager

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.api import pods
@@ -71,6 +73,15 @@ def override_required(image: Any, override: str | None) -> bool:
     return isinstance(image, str) and parse_image_tag_version(image) is None
 
 
+def override_required_error(path: Path, image: Any) -> FieldError:
+    """The webhook's refusal in its own words, with the image it read no version from and the fix."""
+    return replace(
+        required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE),
+        fix=f"the image {json.dumps(str(image))} has no X.Y.Z tag: set runtimeVersionOverride to the Dynamo "
+        'runtime version that image runs (for example "1.3.1"), or use an image tagged with it',
+    )
+
+
 def validate_runtime_version(
     comp: ComponentSpecFields, path: Path, ctx: ValidationContext
 ) -> list[FieldError]:
@@ -89,9 +100,7 @@ def validate_runtime_version(
     elif not tolerates_missing_override(comp, ctx) and override_required(
         image, comp.runtime_version_override
     ):
-        errors.append(
-            required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE)
-        )
+        errors.append(override_required_error(path, image))
     return errors
 
 
@@ -102,7 +111,7 @@ def _role_runtime_version(comp: ComponentSpecFields, path: Path, ctx: Validation
     for role in comp.roles or []:
         image = role_main_image(role)
         if not is_blank(image) and override_required(image, comp.runtime_version_override):
-            return [required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE)]
+            return [override_required_error(path, image)]
     return []
 
 
@@ -125,9 +134,7 @@ def validate_runtime_version_update(
         and override_required(new_image, new.runtime_version_override)
         and (new_image != old_image or override_changed)
     ):
-        errors.append(
-            required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE)
-        )
+        errors.append(override_required_error(path, new_image))
     contract_error = epp_runtime_update_error(
         epp_runtime_contract(new, new_image),
         epp_runtime_contract(old, old_image),
@@ -153,7 +160,7 @@ def _role_runtime_version_update(
             and override_required(image, new.runtime_version_override)
             and (image != old_images.get(role.name, "") or override_changed)
         ):
-            return [required(path.child("runtimeVersionOverride"), RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE)]
+            return [override_required_error(path, image)]
     return []
 
 
