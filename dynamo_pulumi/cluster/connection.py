@@ -116,3 +116,13 @@ def ambient_kubeconfig() -> tuple[str | None, str | None]:
 
     config = pulumi.Config("kubernetes")
     return config.get("kubeconfig"), config.get("context")
+
+
+def remove_client_files() -> None:
+    """Delete the files the client's kubeconfig loader decoded ``client-key-data`` /
+    ``client-certificate-data`` / ``certificate-authority-data`` into. The client removes them
+    only from an ``atexit`` hook, which a signal's default action skips; the CLI calls this on
+    every way out. Clients built afterwards write them again."""
+    from kubernetes.config import kube_config
+
+    kube_config._cleanup_temp_files()

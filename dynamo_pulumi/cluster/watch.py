@@ -183,6 +183,8 @@ class KindWatch:
                     self.version = self.list_once()
                 self._watch_from()
             except ApiFailure as failure:
+                if self.stop.is_set():
+                    return  # the waiter closed the stream: its end is no failure
                 if failure.status == HTTP_GONE:
                     self.version = ""  # the version fell out of the window: list again (after a pause)
                 elif not (failure.retryable or failure.status == 0):
