@@ -112,7 +112,10 @@ def _limited(payload: Any, query: Mapping[str, str]) -> Any:
 
 
 class ReplayServer:
-    def __init__(self) -> None:
+    """``tls=(certfile, keyfile)`` serves HTTPS (the client then decodes a kubeconfig's
+    ``client-key-data`` into a temp file, as it does for a real cluster)."""
+
+    def __init__(self, tls: tuple[str, str] | None = None) -> None:
         self.routes: dict[tuple[str, bool], deque[Scripted]] = {}
         self.last: dict[tuple[str, bool], Scripted] = {}
         self.log: list[tuple[str, str, dict[str, str]]] = []
@@ -127,11 +130,19 @@ class ReplayServer:
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}"
 
     def start(self) -> ReplayServer:
         self._thread.start()
@@ -170,11 +181,14 @@ class ReplayServer:
         configuration.retries = False
         return ClusterApi(client.ApiClient(configuration))
 
-    def kubeconfig(self, context: str = "replay") -> str:
+    def kubeconfig(self, context: str = "replay", user: Mapping[str, Any] | None = None) -> str:
+        cluster: dict[str, Any] = {"server": self.url}
+        if self.scheme == "https":
+            cluster["insecure-skip-tls-verify"] = True
         return json.dumps({
             "apiVersion": "v1", "kind": "Config", "current-context": context,
-            "clusters": [{"name": "replay", "cluster": {"server": self.url}}],
-            "users": [{"name": "u", "user": {"token": "t"}}],
+            "clusters": [{"name": "replay", "cluster": cluster}],
+            "users": [{"name": "u", "user": dict(user or {"token": "t"})}],
             "contexts": [{"name": context, "context": {"cluster": "replay", "user": "u"}}],
         }, indent=1)
 
