@@ -142,8 +142,13 @@ class ClusterApi:
     """
 
     def __init__(self, client: Any) -> None:
+        from kubernetes import client as generated
+
         self._client = without_client_retries(client)
         self.requests = 0
+        # Import the generated APIs now (seconds of model imports on a busy machine), not inside
+        # the first request, where it would eat into the wait's deadline.
+        self._apis = (generated.CoreV1Api, generated.CustomObjectsApi)
 
     @property
     def host(self) -> str:
@@ -157,20 +162,19 @@ class ClusterApi:
         template ``/apis/{group}/{version}/...`` fits built-in groups such as ``apps`` as well);
         both exist with these arguments in every supported client release.
         """
-        from kubernetes import client
-
+        core_api, custom_api = self._apis
         options = {"_preload_content": False, "_request_timeout": timeout}
         scoped = ref.kind not in CLUSTER_SCOPED_KINDS
         group, _, version = ref.api_version.rpartition("/")
         if not group:
-            core = client.CoreV1Api(self._client)
+            core = core_api(self._client)
             verb = "read" if name else "list"
             method = getattr(core, f"{verb}_namespaced_{ref.snake}" if scoped else f"{verb}_{ref.snake}", None)
             if method is None:
                 raise ApiFailure(404, f"{ref} is not a core kind this client knows")
             args = ([name] if name else []) + ([namespace] if scoped else [])
             return method(*args, **query, **options)
-        custom = client.CustomObjectsApi(self._client)
+        custom = custom_api(self._client)
         if name:
             if scoped:
                 return custom.get_namespaced_custom_object(group, version, namespace, ref.plural, name, **options)
