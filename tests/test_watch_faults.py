@@ -245,3 +245,56 @@ def test_the_timeout_report_reads_only_warning_events_and_a_bounded_number(serve
         Waiter(server.api(), request(target("llm-frontend", "Frontend"), timeout=1)).wait()
     (events,) = server.requests_to(EVENT.path(NS))
     assert events["fieldSelector"] == "type=Warning" and events["limit"] == "500"
+
+
+def test_a_server_ending_every_watch_at_once_is_paced_too(server):
+    server.always(DEPLOYMENT, NS, not_ready_listing())
+    server.always(DEPLOYMENT, NS, stream([], delay=0), watch=True)  # 200, no event, ends at once
+    clock = VirtualTime(jitter=0.999)
+    watch = watch_of(server, clock, 120)
+    watch._run()
+    assert watch.delays == clock.slept
+    assert clock.slept[:5] == pytest.approx([0.999, 1.998, 3.996, 7.992, 15.984])
+    assert len(server.log) == 1 + len(clock.slept)  # one list, then one watch per pause
+
+
+def test_close_cuts_an_open_watch_and_the_thread_ends_at_once(server):
+    server.on_list(DEPLOYMENT, NS, not_ready_listing())  # the watch then idles (held open)
+    watch = KindWatch(server.api(), DEPLOYMENT, NS, ObjectCache(), threading.Event())
+    watch.first_list()
+    watch.start()
+    assert watch._thread is not None and watch._thread.daemon is False
+    deadline = time.monotonic() + 10
+    while not server.requests_to(DEPLOYMENT.path(NS), watch=True) or watch._response is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert watch.alive
+    closed = time.monotonic()
+    watch.close()
+    watch.join(5)
+    assert not watch.alive and time.monotonic() - closed < 2
+    assert len(server.requests_to(DEPLOYMENT.path(NS), watch=True)) == 1  # no retry after a close
+
+
+def test_without_a_deadline_delays_are_not_bounded_and_never_pass():
+    open_ended = Deadline(Pace(), None)
+    assert open_ended.left() is None and open_ended.passed() is False and open_ended.bound(5.0) == 5.0
+    clock = VirtualTime()
+    bounded = Deadline.after(clock.pace, 3)
+    assert bounded.bound(5.0) == 3.0 and bounded.bound(1.0) == 1.0
+    clock.now = 4
+    assert bounded.bound(5.0) == 0.0 and bounded.passed()
+
+
+def test_the_cache_keeps_kinds_apart_and_forgets_deleted_objects():
+    cache = ObjectCache()
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}
+    cache.replace_kind(DEPLOYMENT, NS, [deployment("llm-frontend", "Frontend", 0)])
+    cache.apply(POD, NS, "ADDED", pod)
+    assert [o["metadata"]["name"] for o in cache.of_kind("v1", "Pod", NS)] == ["p"]
+    assert cache.get("v1", "Pod", NS, "p") == pod and cache.get("v1", "Pod", "other", "p") is None
+    before = cache.version
+    cache.apply(POD, NS, "MODIFIED", {**pod, "status": {"phase": "Running"}})
+    assert cache.get("v1", "Pod", NS, "p")["status"] == {"phase": "Running"} and cache.version == before + 1
+    cache.apply(POD, NS, "DELETED", pod)
+    assert cache.of_kind("v1", "Pod", NS) == [] and len(cache.of_kind("apps/v1", "Deployment", NS)) == 1
