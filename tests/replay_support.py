@@ -8,9 +8,15 @@
   (the connection is closed without the terminating chunk).
 
 When a watch route's queue is empty the server holds the stream open without events until the
-test ends (``close``), like an idle API server; a non-watch route with an empty queue repeats its
-last response. Every request is logged (method, path, query) so tests and the benchmark can count
-them. Everything is bounded: holds end on close, and the server thread is a daemon.
+test ends (``close``), like an idle API server, unless :meth:`ReplayServer.always` gave the route
+a response to repeat; a non-watch route with an empty queue repeats its last response. Every
+request is logged (method, path, query) with its time so tests and the benchmark can count them.
+Everything is bounded: holds end on close, and the server thread is a daemon.
+
+Fault modes (``tests/test_watch_faults.py``): :func:`status_error` with ``retry_after``;
+:func:`truncated` (a body shorter than its Content-Length, then the connection closes);
+:func:`hung` (the request is read and never answered); ``ReplayServer.latency`` (every answer
+delayed, a slow server); ``ReplayServer.hang_all`` (accepts every connection, answers nothing).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -42,15 +49,33 @@ class Scripted:
     gate: threading.Event | None = None
     #: After the events, keep the stream open (idle) instead of ending it.
     hold: bool = False
+    #: Extra response headers (``Retry-After``).
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Send only half of the body, then close the connection.
+    truncate: bool = False
+    #: Never answer (until the server closes).
+    hang: bool = False
 
 
 def body(payload: Any, status: int = 200) -> Scripted:
     return Scripted(status=status, payload=payload)
 
 
-def status_error(code: int, reason: str, message: str) -> Scripted:
-    return body({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code,
-                 "reason": reason, "message": message}, code)
+def status_error(code: int, reason: str, message: str, retry_after: int | None = None) -> Scripted:
+    scripted = body({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code,
+                     "reason": reason, "message": message}, code)
+    if retry_after is not None:
+        scripted.headers["Retry-After"] = str(retry_after)
+    return scripted
+
+
+def truncated(payload: Any) -> Scripted:
+    """``payload``'s JSON cut in half (Content-Length still promises all of it)."""
+    return Scripted(payload=payload, truncate=True)
+
+
+def hung() -> Scripted:
+    return Scripted(hang=True)
 
 
 def stream(events: Iterable[Mapping[str, Any]], drop: bool = False, delay: float = 0.02,
@@ -72,20 +97,52 @@ def listing(items: Iterable[Mapping[str, Any]], resource_version: str = "100") -
                  "items": [dict(i) for i in items]})
 
 
+def _limited(payload: Any, query: Mapping[str, str]) -> Any:
+    """A list answer as the API server gives it for ``fieldSelector=type=...`` (events) and
+    ``limit`` (the first page only)."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("items"), list):
+        return payload
+    items = payload["items"]
+    wanted = query.get("fieldSelector", "")
+    if wanted.startswith("type="):
+        items = [i for i in items if i.get("type") == wanted[len("type="):]]
+    if query.get("limit"):
+        items = items[: int(query["limit"])]
+    return {**payload, "items": items} if items is not payload["items"] else payload
+
+
 class ReplayServer:
-    def __init__(self) -> None:
+    """``tls=(certfile, keyfile)`` serves HTTPS (the client then decodes a kubeconfig's
+    ``client-key-data`` into a temp file, as it does for a real cluster)."""
+
+    def __init__(self, tls: tuple[str, str] | None = None) -> None:
         self.routes: dict[tuple[str, bool], deque[Scripted]] = {}
         self.last: dict[tuple[str, bool], Scripted] = {}
         self.log: list[tuple[str, str, dict[str, str]]] = []
+        #: When each logged request arrived (``time.monotonic``), in log order.
+        self.times: list[float] = []
+        self.defaults: dict[tuple[str, bool], Scripted] = {}
+        #: Seconds every answer is delayed by (a slow API server).
+        self.latency = 0.0
+        #: Read every request and answer none (a hung API server).
+        self.hang_all = False
         self.closing = threading.Event()
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}"
 
     def start(self) -> ReplayServer:
         self._thread.start()
@@ -108,6 +165,11 @@ class ReplayServer:
     def on_watch(self, ref: ResourceRef, namespace: str, *responses: Scripted) -> None:
         self.on(ref.path(namespace), *responses, watch=True)
 
+    def always(self, ref: ResourceRef, namespace: str, response: Scripted, watch: bool = False) -> None:
+        """``response`` for every request to the route once its queue is empty."""
+        with self._lock:
+            self.defaults[(ref.path(namespace), watch)] = response
+
     def requests_to(self, path: str, watch: bool | None = None) -> list[dict[str, str]]:
         return [q for _, p, q in self.log if p == path and (watch is None or ("watch" in q) == watch)]
 
@@ -116,13 +178,17 @@ class ReplayServer:
 
         configuration = client.Configuration()
         configuration.host = self.url
+        configuration.retries = False
         return ClusterApi(client.ApiClient(configuration))
 
-    def kubeconfig(self, context: str = "replay") -> str:
+    def kubeconfig(self, context: str = "replay", user: Mapping[str, Any] | None = None) -> str:
+        cluster: dict[str, Any] = {"server": self.url}
+        if self.scheme == "https":
+            cluster["insecure-skip-tls-verify"] = True
         return json.dumps({
             "apiVersion": "v1", "kind": "Config", "current-context": context,
-            "clusters": [{"name": "replay", "cluster": {"server": self.url}}],
-            "users": [{"name": "u", "user": {"token": "t"}}],
+            "clusters": [{"name": "replay", "cluster": cluster}],
+            "users": [{"name": "u", "user": dict(user or {"token": "t"})}],
             "contexts": [{"name": context, "context": {"cluster": "replay", "user": "u"}}],
         }, indent=1)
 
@@ -133,6 +199,8 @@ class ReplayServer:
                 scripted = queue.popleft()
                 self.last[(path, watch)] = scripted
                 return scripted
+            if (path, watch) in self.defaults:
+                return self.defaults[(path, watch)]
             if watch:
                 return None  # hold an idle stream
             return self.last.get((path, watch))
@@ -154,23 +222,49 @@ class ReplayServer:
                 watch = query.get("watch") in ("true", "1")
                 with server._lock:
                     server.log.append(("GET", parts.path, query))
+                    server.times.append(time.monotonic())
+                if server.hang_all:
+                    self._never_answer()
+                    return
+                if server.latency and server.closing.wait(server.latency):
+                    return
                 scripted = server._next(parts.path, watch)
-                if scripted is None and watch:
+                if scripted is not None and scripted.hang:
+                    self._never_answer()
+                elif scripted is not None and scripted.truncate:
+                    self._truncated(scripted.payload)
+                elif scripted is None and watch:
                     self._hold()
                 elif scripted is None:
                     self._json(404, {"kind": "Status", "code": 404, "reason": "NotFound", "message": "not found"})
                 elif scripted.streaming:
                     self._stream(scripted)
                 else:
-                    self._json(scripted.status, scripted.payload)
+                    self._json(scripted.status, _limited(scripted.payload, query), scripted.headers)
 
-            def _json(self, status: int, payload: Any) -> None:
+            def _json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _truncated(self, payload: Any) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _never_answer(self) -> None:
+                server.closing.wait(HOLD_SECONDS)
+                self.close_connection = True
 
             def _start_chunks(self) -> None:
                 self.send_response(200)

@@ -32,13 +32,14 @@ class RecordedApi:
         meta = obj.get("metadata") or {}
         return (obj.get("apiVersion"), obj.get("kind")) == (ref.api_version, ref.kind) and meta.get("namespace", namespace) == namespace
 
-    def list(self, ref: ResourceRef, namespace: str, field_selector: str = "", label_selector: str = "") -> dict[str, Any]:
+    def list(self, ref: ResourceRef, namespace: str, field_selector: str = "", label_selector: str = "",
+             **_options: Any) -> dict[str, Any]:
         items = [o for o in self.objects if self._matches(o, ref, namespace)]
         if field_selector.startswith("metadata.name="):
             items = [o for o in items if o["metadata"]["name"] == field_selector.split("=", 1)[1]]
         return {"metadata": {"resourceVersion": "1"}, "items": copy.deepcopy(items)}
 
-    def get(self, ref: ResourceRef, namespace: str, name: str) -> dict[str, Any] | None:
+    def get(self, ref: ResourceRef, namespace: str, name: str, **_options: Any) -> dict[str, Any] | None:
         return next((copy.deepcopy(o) for o in self.objects
                      if self._matches(o, ref, namespace) and o["metadata"]["name"] == name), None)
 

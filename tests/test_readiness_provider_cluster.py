@@ -48,7 +48,7 @@ def test_update_timeout_fails_with_the_components_reasons(server):
     server.on_list(POD, NS, listing([recording("pod-image-pull")]))
     server.on_list(EVENT, NS, listing([]))
     with pytest.raises(WaitTimeout, match=r"Frontend: 0/2 ready \(Deployment llm-frontend: 2 updated, 0 available of 2\): ImagePullBackOff: image nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.99"):
-        ReadinessProvider().update("team-a/llm", props(server), props(server, timeout_seconds=1))
+        ReadinessProvider().update("team-a/llm", props(server), props(server, revision="r2", timeout_seconds=1))
 
 
 def test_read_refreshes_without_waiting(server):

@@ -56,9 +56,25 @@ def test_only_a_change_of_identity_replaces():
         assert result.replaces == [key], key
 
 
-def test_connection_and_deadline_alone_do_not_trigger_a_wait():
-    result = ReadinessProvider().diff("ns/g", props(), props(timeout_seconds=60, kubeconfig="x", context="c"))
-    assert result.changes is False
+def test_connection_and_deadline_alone_are_an_update_that_does_not_wait():
+    """The new kubeconfig must reach the state (``pulumi refresh`` reads with it), without a wait."""
+    for key, value in (("timeout_seconds", 60), ("kubeconfig", "/nonexistent/new"), ("context", "c")):
+        result = ReadinessProvider().diff("ns/g", props(), props(**{key: value}))
+        assert result.changes is True and result.replaces == [], key
+    olds = {**props(kubeconfig="/nonexistent/old"), "state": "successful", "ready": {"status": "True"},
+            "components": {"Frontend": {}}, "drift": []}
+    updated = ReadinessProvider().update("ns/g", olds, props(kubeconfig="/nonexistent/new", timeout_seconds=60))
+    assert updated.outs["kubeconfig"] == "/nonexistent/new" and updated.outs["timeout_seconds"] == 60
+    assert {k: updated.outs[k] for k in ("state", "ready", "components", "drift")} == {
+        "state": "successful", "ready": {"status": "True"}, "components": {"Frontend": {}}, "drift": []}
+
+
+def test_check_accepts_unknown_objects_anywhere_in_the_inputs():
+    from pulumi.output import Unknown
+
+    news = props(timeout_seconds=Unknown(), targets=[{**TARGET, "name": Unknown()}], mode=Unknown(), graph=Unknown())
+    assert ReadinessProvider().check({}, news).failures == []
+    assert ReadinessProvider().check({}, props(targets=Unknown())).failures == []
 
 
 def test_an_unknown_revision_in_preview_is_an_update():

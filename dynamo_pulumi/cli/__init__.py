@@ -18,7 +18,16 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from dynamo_pulumi.cli.common import CliParser
-from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError, stdout_closed
+from dynamo_pulumi.cli.exits import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    Terminated,
+    UsageError,
+    stdout_closed,
+    terminate_like_interrupt,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -124,11 +133,25 @@ def _print_invalid(exc: GraphValidationError) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+        with terminate_like_interrupt():
+            return _dispatch(list(sys.argv[1:] if argv is None else argv))
     except BrokenPipeError:
         return stdout_closed()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Terminated:
+        return EXIT_TERMINATED
+    finally:
+        _remove_client_files()
+
+
+def _remove_client_files() -> None:
+    """Delete the decoded client key/certificate files the Kubernetes client wrote (only when a
+    cluster command loaded it)."""
+    if "kubernetes.config.kube_config" in sys.modules:
+        from dynamo_pulumi.cluster.connection import remove_client_files
+
+        remove_client_files()
 
 
 if __name__ == "__main__":  # pragma: no cover

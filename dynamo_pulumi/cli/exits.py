@@ -6,18 +6,29 @@
 | 1 | invalid input or any other error (bad file, bad YAML, admission errors, render errors) |
 | 2 | ``diff --detailed-exitcode`` only: changes are present |
 | 64 | usage error: unknown subcommand or option, missing argument, ``-`` twice (``EX_USAGE`` of sysexits.h) |
-| 130 | interrupted (Ctrl-C) |
+| 130 | interrupted (Ctrl-C, SIGINT) |
+| 143 | terminated (SIGTERM, as CI runners and ``timeout`` send), ended like an interrupt |
 | 141 | standard output was closed early (``... | head``), as for a process ended by SIGPIPE |
 
 argparse's own usage exit code is 2, which would make a typo'd ``diff --detailed-exitcode``
 command line look like "changes pending"; :class:`dynamo_pulumi.cli.common.CliParser` exits
 with :data:`EXIT_USAGE` instead.
+
+SIGTERM is turned into :class:`Terminated` (:func:`terminate_like_interrupt`) so it unwinds like
+Ctrl-C: ``finally`` blocks close the watches and the client's decoded credentials (written to
+``$TMPDIR`` by its kubeconfig loader, deleted only at a normal exit) are removed; the default
+action would kill the process with the private key left on disk.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from types import FrameType
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -25,6 +36,29 @@ EXIT_CHANGES = 2
 EXIT_USAGE = 64
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+EXIT_TERMINATED = 143
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (a BaseException, like KeyboardInterrupt: no ``except Exception`` eats it)."""
+
+
+def _raise_terminated(_signum: int, _frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def terminate_like_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM raises :class:`Terminated` in the main thread (the previous handler
+    comes back afterwards; elsewhere than the main thread nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class UsageError(Exception):

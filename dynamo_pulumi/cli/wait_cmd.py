@@ -5,7 +5,9 @@ Watches the graph's workloads (``--mode render``, the default: what ``pulumi up`
 and prints one line per component whose state changes: ready/desired and why not. Exit 0 when
 ready; exit 1 on timeout (``--timeout``, default 60m) or when the operator reports ``failed``,
 with one line per unready component and the reason read from its pods and events. An
-unreachable cluster, a bad kubeconfig, RBAC refusal or a missing CRD is a one-line error.
+unreachable cluster, a bad kubeconfig, RBAC refusal or a missing CRD is a one-line error. A
+flaky API server (429, 5xx, truncated answers, 410 on every resume) is retried with backoff
+within the deadline; a hung one ends the wait at its deadline. Ctrl-C exits 130, SIGTERM 143.
 
 In operator mode, once the graph is ready, the objects the operator created are compared with
 the expansion predicted from the file: one ``warning:`` line per field that differs (the exit

@@ -8,7 +8,12 @@ so authentication, TLS, proxies and exec plugins are whatever the kubeconfig say
 (plurals are derived here). Responses stay plain JSON dicts, the form the predicates read.
 
 API errors become :class:`ApiFailure` with the status code, so callers can tell "retry"
-(connection drop, 5xx, 429) from "give up" (404 on a list: the CRD is missing; 401/403).
+(connection drop, read timeout, truncated or undecodable body, 5xx, 429 with its Retry-After) from
+"give up" (404 on a list: the CRD is missing; 401/403; a server that cannot be connected to at
+all). The client's own urllib3 retries are switched off (:func:`without_client_retries`): they
+retried a hung read three times behind our back (a 20 s deadline became 40 s) and surfaced as
+urllib3 text; retrying is the watch layer's job, with backoff and within the deadline. Every
+request's connect and read timeouts are bounded by the ``budget`` (seconds left) it is given.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dynamo_pulumi.cluster.retry import retry_after_seconds
 from dynamo_pulumi.constants import CLUSTER_SCOPED_KINDS
 
 #: Kinds whose plural is not ``lower(kind) + "s"``.
@@ -26,6 +32,8 @@ _IRREGULAR_PLURALS: Final = {"Ingress": "ingresses", "NetworkPolicy": "networkpo
 #: Seconds to wait for a connection, and for each read of a non-watch response.
 CONNECT_TIMEOUT: Final = 10.0
 READ_TIMEOUT: Final = 30.0
+#: Shortest timeout a request gets, even when the budget is (nearly) spent.
+MIN_TIMEOUT: Final = 0.2
 
 
 @dataclass(frozen=True)
@@ -62,16 +70,61 @@ class ResourceRef:
 
 
 class ApiFailure(Exception):
-    """A failed request: HTTP ``status`` (0 when the connection itself failed) and a message."""
+    """A failed request: HTTP ``status`` (0 when no HTTP answer was read) and a message.
 
-    def __init__(self, status: int, message: str) -> None:
+    ``connected`` is False when no connection could be opened at all (refused, unknown host,
+    TLS refused): fatal on the first list (a wrong address will not fix itself), retried once
+    the watches run (an API server restarting). ``retry_after`` is the server's Retry-After.
+    """
+
+    def __init__(self, status: int, message: str, *, connected: bool = True, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.connected = connected
+        self.retry_after = retry_after
 
     @property
     def retryable(self) -> bool:
-        return self.status == 0 or self.status == 429 or self.status >= 500
+        """Worth asking again after a backoff: 429, 5xx, or a connection that broke after it opened."""
+        return self.status == 429 or self.status >= 500 or (self.status == 0 and self.connected)
+
+
+def without_client_retries(api_client: Any) -> Any:
+    """Switch off urllib3's implicit retries (three, by default) on a client ``ApiClient``: a
+    failed request then fails once, as itself. The client reads ``Configuration.retries`` when
+    it builds its pool, so the pool is rebuilt when it was built with them."""
+    from kubernetes.client import rest
+
+    configuration = api_client.configuration
+    if configuration.retries is not False:
+        configuration.retries = False
+        api_client.rest_client = rest.RESTClientObject(configuration)
+    return api_client
+
+
+def _timeouts(budget: float | None, read: float) -> tuple[float, float]:
+    """(connect, read) timeouts, neither beyond the budget."""
+    if budget is None:
+        return CONNECT_TIMEOUT, read
+    budget = max(MIN_TIMEOUT, budget)
+    return min(CONNECT_TIMEOUT, budget), min(read, budget)
+
+
+def _connection_failure(host: str, exc: Exception) -> ApiFailure:
+    """A urllib3/socket error as one line without urllib3's text (it may be long and says
+    nothing the user can act on beyond what is named here)."""
+    from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, ProtocolError, ReadTimeoutError
+
+    if isinstance(exc, MaxRetryError) and isinstance(exc.reason, Exception):
+        exc = exc.reason
+    if isinstance(exc, ConnectTimeoutError):  # refused, unknown host, connect timeout
+        return ApiFailure(0, f"cannot reach the API server at {host}: {type(exc).__name__}", connected=False)
+    if isinstance(exc, ReadTimeoutError):
+        return ApiFailure(0, f"the API server at {host} did not answer in time")
+    if isinstance(exc, ProtocolError):
+        return ApiFailure(0, f"the connection to the API server at {host} broke")
+    return ApiFailure(0, f"cannot reach the API server at {host}: {type(exc).__name__}", connected=False)
 
 
 def _message_of(body: bytes | str | None, fallback: str) -> str:
@@ -89,34 +142,39 @@ class ClusterApi:
     """
 
     def __init__(self, client: Any) -> None:
-        self._client = client
+        from kubernetes import client as generated
+
+        self._client = without_client_retries(client)
         self.requests = 0
+        # Import the generated APIs now (seconds of model imports on a busy machine), not inside
+        # the first request, where it would eat into the wait's deadline.
+        self._apis = (generated.CoreV1Api, generated.CustomObjectsApi)
 
     @property
     def host(self) -> str:
         return str(getattr(self._client.configuration, "host", ""))
 
-    def _call(self, ref: ResourceRef, namespace: str, name: str, query: dict[str, Any], read_timeout: float) -> Any:
+    def _call(self, ref: ResourceRef, namespace: str, name: str, query: dict[str, Any],
+              timeout: tuple[float, float]) -> Any:
         """Issue one GET through the client's generated API and return the raw urllib3 response.
 
         ``CoreV1Api`` serves the core group, ``CustomObjectsApi`` every other group (its path
         template ``/apis/{group}/{version}/...`` fits built-in groups such as ``apps`` as well);
         both exist with these arguments in every supported client release.
         """
-        from kubernetes import client
-
-        options = {"_preload_content": False, "_request_timeout": (CONNECT_TIMEOUT, read_timeout)}
+        core_api, custom_api = self._apis
+        options = {"_preload_content": False, "_request_timeout": timeout}
         scoped = ref.kind not in CLUSTER_SCOPED_KINDS
         group, _, version = ref.api_version.rpartition("/")
         if not group:
-            core = client.CoreV1Api(self._client)
+            core = core_api(self._client)
             verb = "read" if name else "list"
             method = getattr(core, f"{verb}_namespaced_{ref.snake}" if scoped else f"{verb}_{ref.snake}", None)
             if method is None:
                 raise ApiFailure(404, f"{ref} is not a core kind this client knows")
             args = ([name] if name else []) + ([namespace] if scoped else [])
             return method(*args, **query, **options)
-        custom = client.CustomObjectsApi(self._client)
+        custom = custom_api(self._client)
         if name:
             if scoped:
                 return custom.get_namespaced_custom_object(group, version, namespace, ref.plural, name, **options)
@@ -125,37 +183,49 @@ class ClusterApi:
             return custom.list_namespaced_custom_object(group, version, namespace, ref.plural, **query, **options)
         return custom.list_cluster_custom_object(group, version, ref.plural, **query, **options)
 
-    def _open(self, ref: ResourceRef, namespace: str, name: str, query: dict[str, Any], read_timeout: float) -> Any:
+    def _open(self, ref: ResourceRef, namespace: str, name: str, query: dict[str, Any],
+              timeout: tuple[float, float]) -> Any:
         """:meth:`_call`, counted, with every failure turned into :class:`ApiFailure`."""
         from kubernetes.client.exceptions import ApiException
 
         self.requests += 1
         try:
-            return self._call(ref, namespace, name, {k: v for k, v in query.items() if v not in (None, "")},
-                              read_timeout)
+            return self._call(ref, namespace, name, {k: v for k, v in query.items() if v not in (None, "")}, timeout)
         except ApiException as exc:
-            raise ApiFailure(int(exc.status or 0), _message_of(exc.body, str(exc.reason))) from None
+            status = int(exc.status or 0)
+            headers = exc.headers or {}
+            message = _message_of(exc.body, str(exc.reason).splitlines()[0] if exc.reason else "no reason given")
+            raise ApiFailure(status, message, connected=status != 0,
+                             retry_after=retry_after_seconds(headers.get("Retry-After"))) from None
         except ApiFailure:
             raise
-        except Exception as exc:  # urllib3 / socket / TLS errors: the connection itself failed
-            raise ApiFailure(0, f"cannot reach the API server at {self.host}: {type(exc).__name__}: {exc}") from None
+        except Exception as exc:  # urllib3 / socket / TLS errors
+            raise _connection_failure(self.host, exc) from None
 
-    def _json(self, ref: ResourceRef, namespace: str, name: str = "", query: dict[str, Any] | None = None) -> dict[str, Any]:
-        raw = self._open(ref, namespace, name, query or {}, READ_TIMEOUT)
+    def _json(self, ref: ResourceRef, namespace: str, name: str = "", query: dict[str, Any] | None = None,
+              budget: float | None = None) -> dict[str, Any]:
+        raw = self._open(ref, namespace, name, query or {}, _timeouts(budget, READ_TIMEOUT))
         try:
-            data: dict[str, Any] = json.loads(raw.data)
-        except Exception as exc:
-            raise ApiFailure(0, f"unreadable response for {ref.plural}: {exc}") from None
+            data = json.loads(raw.data)
+        except Exception:  # truncated body, broken chunk, read timeout mid-body, not JSON
+            raise ApiFailure(0, f"truncated or unreadable response for {ref.plural}") from None
+        finally:
+            raw.release_conn()
+        if not isinstance(data, dict):
+            raise ApiFailure(0, f"unreadable response for {ref.plural}: not a JSON object")
         return data
 
-    def list(self, ref: ResourceRef, namespace: str, field_selector: str = "", label_selector: str = "") -> dict[str, Any]:
-        """One list response (``items`` and ``metadata.resourceVersion``)."""
-        return self._json(ref, namespace, query={"field_selector": field_selector, "label_selector": label_selector})
+    def list(self, ref: ResourceRef, namespace: str, field_selector: str = "", label_selector: str = "",
+             limit: int | None = None, budget: float | None = None) -> dict[str, Any]:
+        """One list response (``items`` and ``metadata.resourceVersion``); at most ``limit``
+        items when given (the rest is not read); the request ends within ``budget`` seconds."""
+        query = {"field_selector": field_selector, "label_selector": label_selector, "limit": limit}
+        return self._json(ref, namespace, query=query, budget=budget)
 
-    def get(self, ref: ResourceRef, namespace: str, name: str) -> dict[str, Any] | None:
+    def get(self, ref: ResourceRef, namespace: str, name: str, budget: float | None = None) -> dict[str, Any] | None:
         """One object, or None when the API server has none of that name."""
         try:
-            return self._json(ref, namespace, name)
+            return self._json(ref, namespace, name, budget=budget)
         except ApiFailure as failure:
             if failure.status == 404:
                 return None
@@ -170,17 +240,22 @@ class ClusterApi:
         field_selector: str = "",
         label_selector: str = "",
         on_open: Any = None,
+        budget: float | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Watch events (``{"type", "object"}``) from ``resource_version`` until the server ends
-        the stream (``timeout_seconds``) or the connection drops (raises :class:`ApiFailure` 0).
+        the stream (``timeout_seconds``, shortened to the ``budget``) or the connection drops
+        (raises :class:`ApiFailure` 0). No read outlives the budget by more than a second.
 
         ``on_open(response)`` receives the live response so another thread can shut it down.
         """
         from kubernetes.watch.watch import iter_resp_lines
 
+        if budget is not None:
+            timeout_seconds = max(1, min(timeout_seconds, int(budget)))
         query = {"watch": True, "resource_version": resource_version, "allow_watch_bookmarks": True,
                  "timeout_seconds": timeout_seconds, "field_selector": field_selector, "label_selector": label_selector}
-        raw = self._open(ref, namespace, "", query, timeout_seconds + READ_TIMEOUT)
+        read = timeout_seconds + READ_TIMEOUT
+        raw = self._open(ref, namespace, "", query, _timeouts(None if budget is None else budget + 1, read))
         if on_open is not None:
             on_open(raw)
         try:

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from dynamo_pulumi.cluster.errors import ClusterError
+from dynamo_pulumi.cluster.kubeconfig import check_context, decode
 
 #: Seconds a single non-watch request may take before it counts as a failure.
 REQUEST_TIMEOUT = 30.0
@@ -30,8 +29,9 @@ REQUEST_TIMEOUT = 30.0
 
 @dataclass(frozen=True)
 class Connection:
-    """Where the cluster is. ``kubeconfig`` is the file's *contents*, a path to it, or the parsed
-    document (pulumi-eks' ``Cluster.kubeconfig`` is an object Output, not text)."""
+    """Where the cluster is. ``kubeconfig`` is the file's *contents* (YAML, JSON or one base64
+    line), a path to it, or the parsed document (pulumi-eks' ``Cluster.kubeconfig`` is an object
+    Output, not text); :mod:`.kubeconfig` decodes it."""
 
     kubeconfig: str | Mapping[str, Any] | None = None
     context: str | None = None
@@ -41,43 +41,30 @@ class Connection:
         return f"Connection(kubeconfig={shown}, context={self.context!r})"
 
 
-def _as_config_dict(kubeconfig: str | Mapping[str, Any]) -> dict[str, Any] | None:
-    """The kubeconfig document when ``kubeconfig`` is contents (YAML/JSON) or already a mapping,
-    None when a path."""
-    if isinstance(kubeconfig, Mapping):
-        loaded: Any = dict(kubeconfig)
-    elif not isinstance(kubeconfig, str):
-        raise ClusterError(f"kubeconfig must be the file's contents, its path or a mapping, not {type(kubeconfig).__name__}")
-    elif "\n" not in kubeconfig and not kubeconfig.lstrip().startswith("{"):
-        return None
-    else:
-        try:
-            loaded = yaml.safe_load(kubeconfig)
-        except yaml.YAMLError as exc:
-            raise ClusterError(f"kubeconfig is not valid YAML: {str(exc).splitlines()[0]}") from None
-    if not isinstance(loaded, dict) or "clusters" not in loaded:
-        raise ClusterError("kubeconfig has no 'clusters' entry")
-    return loaded
-
-
 def _from_kubeconfig(connection: Connection) -> Any:
-    from kubernetes import config
+    from kubernetes import client, config
     from kubernetes.config.config_exception import ConfigException
 
+    configuration = client.Configuration()
+    configuration.retries = False  # retrying is the watch layer's job (see cluster.api)
     try:
         if connection.kubeconfig:
-            document = _as_config_dict(connection.kubeconfig)
-            if document is not None:
-                return config.new_client_from_config_dict(document, context=connection.context)
-            path = Path(str(connection.kubeconfig)).expanduser()
-            if path.is_dir():
-                raise ClusterError(f"kubeconfig {str(path)!r} is a directory; --kubeconfig takes a kubeconfig file")
-            if not path.is_file():
-                raise ClusterError(f"kubeconfig file {str(path)!r} does not exist")
-            return config.new_client_from_config(str(path), context=connection.context)
-        return config.new_client_from_config(context=connection.context)
+            given = decode(connection.kubeconfig)
+            check_context(given.document, connection.context)
+            if given.path is not None:  # the client resolves relative file references against it
+                config.load_kube_config(str(given.path), context=connection.context, client_configuration=configuration)
+            else:
+                config.load_kube_config_from_dict(given.document, context=connection.context,
+                                                  client_configuration=configuration)
+        else:
+            config.load_kube_config(context=connection.context, client_configuration=configuration)
     except ConfigException as exc:
-        raise ClusterError(f"kubeconfig: {exc}") from None
+        raise ClusterError(f"kubeconfig: {str(exc).splitlines()[0]}") from None
+    except ClusterError:
+        raise
+    except Exception as exc:  # the client's own decoding; its text may quote the input
+        raise ClusterError(f"kubeconfig cannot be used by the Kubernetes client ({type(exc).__name__})") from None
+    return client.ApiClient(configuration)
 
 
 def _ambient_file_exists() -> bool:
@@ -118,3 +105,13 @@ def ambient_kubeconfig() -> tuple[str | None, str | None]:
 
     config = pulumi.Config("kubernetes")
     return config.get("kubeconfig"), config.get("context")
+
+
+def remove_client_files() -> None:
+    """Delete the files the client's kubeconfig loader decoded ``client-key-data`` /
+    ``client-certificate-data`` / ``certificate-authority-data`` into. The client removes them
+    only from an ``atexit`` hook, which a signal's default action skips; the CLI calls this on
+    every way out. Clients built afterwards write them again."""
+    from kubernetes.config import kube_config
+
+    kube_config._cleanup_temp_files()

@@ -10,12 +10,19 @@ contract with saved stack states: renaming any of them breaks existing stacks.
 Lifecycle (readiness-lifecycle B4):
 
 * ``check`` refuses malformed inputs field by field (a CheckFailure names the input);
+* ``check`` takes unknown values as the host delivers them (``pulumi.output.Unknown``
+  objects; the UNKNOWN string too), anywhere in an input;
 * ``diff`` never calls the cluster (it runs in ``pulumi preview``). Any change of what is
   watched or of its ``revision`` is an update; only a change of identity (namespace, graph
-  name, kind, mode) replaces. The connection and timeout alone never trigger a wait;
+  name, kind, mode) replaces. A change of the connection (``kubeconfig``, ``context``) or the
+  timeout alone is an update too, but ``update`` then does not wait: it only writes the new
+  inputs into the state, so ``pulumi refresh`` connects with the current kubeconfig, not the
+  one of the last create;
 * ``create``/``update`` wait (unless ``wait`` is false) and return the status outputs; a
   timeout or failure raises with one line per unready component. The engine's custom
-  timeouts never reach a dynamic provider, so ``timeout_seconds`` is the deadline;
+  timeouts never reach a dynamic provider, so ``timeout_seconds`` is the deadline. The host
+  prints the traceback of whatever a method raises; our errors are re-raised from the method
+  itself, so the user reads the host's frames, one of ours, and the reason;
 * ``read`` (``pulumi refresh``) reads the status once, without waiting;
 * with ``wait`` false nothing calls the cluster: not ``create``/``update``, not ``read``;
 * ``delete`` deletes nothing: the readiness resource owns no cluster object.
@@ -36,6 +43,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS
 from dynamo_pulumi.readiness.status import GraphStatus
 from dynamo_pulumi.readiness.targets import DCD_KIND, DGD_KIND, MODES, WaitRequest, WatchTarget
@@ -44,14 +52,39 @@ from dynamo_pulumi.readiness.targets import DCD_KIND, DGD_KIND, MODES, WaitReque
 IDENTITY_INPUTS: Final = ("namespace", "graph", "kind", "mode")
 #: Inputs whose change means "something else is deployed now": wait again.
 WATCHED_INPUTS: Final = ("targets", "revision", "pod_selector", "expansion", "predicted", "wait")
+#: Inputs whose change is written to the state without a wait (how to reach the cluster, how long).
+CONNECTION_INPUTS: Final = ("timeout_seconds", "kubeconfig", "context")
 #: Every input the resource takes (see :class:`dynamo_pulumi.resources.readiness.ReadinessArgs`).
-INPUTS: Final = (*IDENTITY_INPUTS, *WATCHED_INPUTS, "timeout_seconds", "kubeconfig", "context")
+INPUTS: Final = (*IDENTITY_INPUTS, *WATCHED_INPUTS, *CONNECTION_INPUTS)
 #: Status outputs (mirroring the DGD status the operator writes) and the drift report.
 OUTPUTS: Final = ("state", "ready", "components", "drift")
 #: Outputs when waiting is switched off: nothing was observed.
 NOT_WAITED: Final = {"state": "", "ready": {}, "components": {}, "drift": []}
 #: What the engine sends for a value not known during preview (pulumi/pulumi#6310).
 UNKNOWN: Final = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+def is_unknown(value: Any) -> bool:
+    """A value not known during preview: the host's ``Unknown`` object or the wire sentinel."""
+    from pulumi.output import Unknown
+
+    return isinstance(value, Unknown) or (isinstance(value, str) and value == UNKNOWN)
+
+
+def _has_unknown(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(_has_unknown(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_unknown(v) for v in value)
+    return is_unknown(value)
+
+
+def _plain(props: Mapping[str, Any]) -> dict[str, Any]:
+    """``props`` with secret-wrapped values unwrapped (a host that accepts secrets, or state
+    written by one, hands the kubeconfig over as ``{sig: secret, value: ...}``)."""
+    from pulumi.runtime.rpc import unwrap_rpc_secret
+
+    return {key: unwrap_rpc_secret(value) for key, value in props.items()}
 
 
 def wait_request(props: Mapping[str, Any]) -> WaitRequest:
@@ -69,22 +102,25 @@ def wait_request(props: Mapping[str, Any]) -> WaitRequest:
 
 def _check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
     failures = []
-    if news.get("mode") not in (*MODES, UNKNOWN):
-        failures.append(CheckFailure("mode", f"must be one of {', '.join(MODES)}, not {news.get('mode')!r}"))
-    if news.get("kind") not in (DGD_KIND, DCD_KIND, UNKNOWN):
+    mode, kind = news.get("mode"), news.get("kind")
+    if not is_unknown(mode) and mode not in MODES:
+        failures.append(CheckFailure("mode", f"must be one of {', '.join(MODES)}, not {mode!r}"))
+    if not is_unknown(kind) and kind not in (DGD_KIND, DCD_KIND):
         failures.append(CheckFailure("kind", f"must be {DGD_KIND} or {DCD_KIND}"))
     for key in ("graph", "namespace"):
-        if not isinstance(news.get(key), str) or not news.get(key):
+        if not is_unknown(news.get(key)) and (not isinstance(news.get(key), str) or not news.get(key)):
             failures.append(CheckFailure(key, "must be a non-empty string"))
     timeout = news.get("timeout_seconds")
-    if timeout != UNKNOWN and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
+    if not is_unknown(timeout) and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
         failures.append(CheckFailure("timeout_seconds", f"must be a positive number of seconds, not {timeout!r}"))
     targets = news.get("targets")
-    if targets != UNKNOWN:
+    if not is_unknown(targets):
         if not isinstance(targets, list):
             failures.append(CheckFailure("targets", "must be a list of watch targets"))
         else:
             for index, target in enumerate(targets):
+                if _has_unknown(target):
+                    continue  # known at update time; checked then
                 try:
                     WatchTarget.from_input(target)
                 except Exception as exc:
@@ -99,24 +135,40 @@ class ReadinessProvider(ResourceProvider):
         return CheckResult(news, _check_failures(news))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        olds, news = _plain(olds), _plain(news)
         replaces = [key for key in IDENTITY_INPUTS if olds.get(key) != news.get(key)]
-        changed = [key for key in WATCHED_INPUTS if olds.get(key) != news.get(key)]
+        changed = [key for key in (*WATCHED_INPUTS, *CONNECTION_INPUTS) if olds.get(key) != news.get(key)]
         return DiffResult(changes=bool(replaces or changed), replaces=replaces, delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         request = wait_request(props)
-        return CreateResult(f"{request.namespace}/{request.graph}", {**props, **self._settle(props)})
+        try:
+            outputs = self._settle(props)
+        except DynamoPulumiError as exc:
+            # The host prints the whole traceback: re-raised here, the user reads one frame of ours.
+            raise exc.with_traceback(None) from None
+        return CreateResult(f"{request.namespace}/{request.graph}", {**props, **outputs})
 
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        return UpdateResult({**news, **self._settle(news)})
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        if not any(_plain(olds).get(key) != _plain(news).get(key) for key in WATCHED_INPUTS):
+            # only the connection or the timeout changed: record them, keep what was observed
+            return UpdateResult({**news, **{key: olds.get(key) for key in OUTPUTS}})
+        try:
+            outputs = self._settle(news)
+        except DynamoPulumiError as exc:
+            raise exc.with_traceback(None) from None
+        return UpdateResult({**news, **outputs})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         if props.get("wait", True) is False:
             return ReadResult(id_, dict(props))  # waiting is off: no cluster, not even on refresh
         from dynamo_pulumi.cluster.session import open_waiter
 
-        waiter = open_waiter(props, wait_request(props))
-        return ReadResult(id_, {**props, **_status_outputs(waiter.status(), props.get("drift") or [])})
+        try:
+            status = open_waiter(_plain(props), wait_request(props)).status()
+        except DynamoPulumiError as exc:
+            raise exc.with_traceback(None) from None
+        return ReadResult(id_, {**props, **_status_outputs(status, props.get("drift") or [])})
 
     def delete(self, _id: str, _props: dict[str, Any]) -> None:
         return None
@@ -131,7 +183,7 @@ class ReadinessProvider(ResourceProvider):
         if props.get("wait", True) is False:
             return dict(NOT_WAITED)
         request = wait_request(props)
-        waiter = open_waiter(props, request, progress=lambda line: pulumi.log.info(f"{request.label}: {line}"))
+        waiter = open_waiter(_plain(props), request, progress=lambda line: pulumi.log.info(f"{request.label}: {line}"))
         status = waiter.wait()
         findings = drift_after_wait(waiter, props.get("predicted") or [])
         return _status_outputs(status, findings)

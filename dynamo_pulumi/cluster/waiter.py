@@ -9,6 +9,11 @@ changed gets one progress line. It returns when the graph is ready and raises
 :class:`WaitTimeout` (deadline) or :class:`WaitFailed` (a failure the operator will not retry) with
 one line per unready component: its current-revision counts and the reasons read from its
 workload's state and its current pods and events (docs/READINESS.md).
+
+Time: one deadline bounds everything, the first lists (retried with backoff on 429, 5xx and
+truncated answers), every watch request and the watch threads themselves; only the report's one
+read of Warning events gets :data:`REPORT_SECONDS` past it. The watch threads are joined before
+``wait`` returns or raises, so none is left inside a request when the process ends.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any, Final
 
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
+from dynamo_pulumi.cluster.retry import Deadline, Pace
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
 from dynamo_pulumi.go_duration import format_go_duration
@@ -32,6 +38,17 @@ from dynamo_pulumi.readiness.targets import WaitRequest
 
 POD: Final = ResourceRef("v1", "Pod")
 EVENT: Final = ResourceRef("v1", "Event")
+#: The reasons read only Warning events; at most this many are read (a namespace may hold tens
+#: of thousands of events: reading them all cost 258 MiB).
+EVENT_SELECTOR: Final = "type=Warning"
+EVENT_LIMIT: Final = 500
+#: Seconds the timeout report may spend reading events after the deadline.
+REPORT_SECONDS: Final = 5.0
+#: Seconds ``status`` (one read, no wait) may spend retrying 429/5xx answers.
+STATUS_SECONDS: Final = 30.0
+#: Seconds ``wait`` waits for its watch threads to end after closing them (each request is
+#: bounded by the deadline, so they end by then anyway).
+JOIN_SECONDS: Final = 3.0
 
 Progress = Callable[[str], None]
 
@@ -48,16 +65,18 @@ def _fatal(ref: ResourceRef, namespace: str, failure: ApiFailure) -> ClusterErro
 
 
 class Waiter:
-    """Watches one graph. ``clock`` and ``progress`` are injectable for tests and the CLI."""
+    """Watches one graph. ``clock`` (or a whole :class:`Pace`: clock, sleep, random) and
+    ``progress`` are injectable for tests and the CLI."""
 
     def __init__(
         self, api: ClusterApi, request: WaitRequest, progress: Progress | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.monotonic, pace: Pace | None = None,
     ) -> None:
         self.api = api
         self.request = request
         self.progress = progress or (lambda line: None)
-        self.clock = clock
+        self.pace = pace or Pace(clock=clock)
+        self.clock = self.pace.clock
         self.cache = ObjectCache()
         self._stop = threading.Event()
         self._watches = [self._watch_of(ref, selector) for ref, selector in self._kinds()]
@@ -123,7 +142,9 @@ class Waiter:
         if not status.not_ready():
             return []
         try:
-            return list(self.api.list(EVENT, self.request.namespace).get("items") or [])
+            listed = self.api.list(EVENT, self.request.namespace, field_selector=EVENT_SELECTOR, limit=EVENT_LIMIT,
+                                   budget=REPORT_SECONDS)
+            return list(listed.get("items") or [])
         except ApiFailure:
             return []  # reasons from pods alone are still worth printing
 
@@ -151,13 +172,15 @@ class Waiter:
 
     def sync(self) -> None:
         """List every watched kind once, pods included; failures are one-line ClusterErrors."""
-        self._list([*self._watches, self._pod_watch()])
+        self._list([*self._watches, self._pod_watch()], Deadline.after(self.pace, STATUS_SECONDS))
 
-    def _list(self, watches: Sequence[KindWatch]) -> None:
-        """One list per watch (its cache filled, the resourceVersion to watch from kept)."""
+    def _list(self, watches: Sequence[KindWatch], deadline: Deadline) -> None:
+        """One list per watch (its cache filled, the resourceVersion to watch from kept),
+        retried within ``deadline`` on answers that may pass."""
         for watch in watches:
+            watch.deadline = deadline
             try:
-                watch.version = watch.list_once()
+                watch.first_list()
             except ApiFailure as failure:
                 raise _fatal(watch.ref, self.request.namespace, failure) from None
 
@@ -170,20 +193,27 @@ class Waiter:
 
     def wait(self) -> GraphStatus:
         """Block until ready; raise WaitTimeout / WaitFailed / ClusterError otherwise."""
-        deadline = self.clock() + self.request.timeout_seconds
+        deadline = Deadline.after(self.pace, self.request.timeout_seconds)
         watches = [*self._watches, self._pod_watch()]
-        self._list(watches)
-        for watch in watches:
-            watch.start()
+        self._list(watches, deadline)
         try:
+            for watch in watches:
+                watch.start()
             return self._loop(deadline, watches)
         finally:
-            for watch in watches:
-                watch.close()
-            for watch in watches:
-                watch.join(1.0)
+            self._shutdown(watches)
 
-    def _loop(self, deadline: float, watches: Iterable[KindWatch]) -> GraphStatus:
+    def _shutdown(self, watches: Sequence[KindWatch]) -> None:
+        """Close every watch (cutting open streams) and join the threads, within
+        :data:`JOIN_SECONDS` in all (a thread still inside a request ends with that request,
+        whose timeout the deadline bounds)."""
+        for watch in watches:
+            watch.close()
+        end = time.monotonic() + JOIN_SECONDS
+        for watch in watches:
+            watch.join(max(0.0, end - time.monotonic()))
+
+    def _loop(self, deadline: Deadline, watches: Iterable[KindWatch]) -> GraphStatus:
         previous: GraphStatus | None = None
         with self.cache.changed:
             while True:
@@ -201,7 +231,7 @@ class Waiter:
                 for watch in watches:
                     if watch.fatal is not None:
                         raise _fatal(watch.ref, self.request.namespace, watch.fatal)
-                remaining = deadline - self.clock()
+                remaining = deadline.left() or 0.0
                 if remaining <= 0:
                     raise WaitTimeout(self._report(
                         f"not ready after {format_go_duration(self.request.timeout_seconds)}", status))

@@ -2,30 +2,38 @@
 
 The loop is the standard informer pattern, kept small: list (which gives a resourceVersion),
 then watch from it; every event updates the cache and wakes the waiter; a bookmark only moves
-the resourceVersion; when the server answers 410 Gone (the version fell out of its window) the
-loop lists again; a dropped connection or a 5xx/429 watches again from the last version after a
-backoff (1 s doubling to 30 s). Missing CRD (404 on the list), 401 and 403 are fatal: they will
-not fix themselves before the deadline, and the user needs to hear about them at once.
+the resourceVersion. Every retry waits a full-jitter backoff first (:mod:`.retry`: random in
+[0, ceiling), the ceiling doubling from 1 s to 30 s per consecutive failure, a ``Retry-After``
+as floor): a 410 Gone (the version fell out of the server's window: list again), a 429 or 5xx,
+a truncated or undecodable response, a dropped or timed-out connection. The ceiling starts
+small again once a watch delivered events or ran its course. Missing CRD (404 on the list), 401
+and 403 are fatal: they will not fix themselves before the deadline, and the user needs to hear
+about them at once.
 
-Requests therefore grow with state changes and server-side watch timeouts, never with time
-spent polling.
+Every request is bounded by the time left before the deadline, and the loop ends at the
+deadline, so its thread ends with the wait (threads are not daemons: a daemon thread still
+inside a request when the interpreter finalizes aborts the process, exit 134, after a wait that
+succeeded). Requests grow with state changes, server-side watch timeouts and failures (at most a
+few per second), never with time spent polling.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
+from dynamo_pulumi.cluster.retry import Backoff, Deadline, Pace
 from dynamo_pulumi.readiness._fields import name_of
 
 #: Server-side lifetime of one watch request (the API server closes it; we watch again).
 WATCH_SECONDS: Final = 300
-BACKOFF_START: Final = 1.0
-BACKOFF_MAX: Final = 30.0
+#: A watch the server ended cleanly sooner than this, without an event, counts as a failure
+#: (a server ending every watch at once would otherwise be asked again without pause).
+MIN_WATCH_SECONDS: Final = 5.0
 HTTP_GONE: Final = 410
 
 
@@ -83,7 +91,8 @@ def _with_kind(ref: ResourceRef, item: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class KindWatch:
-    """One informer: keeps ``cache`` current for one kind in one namespace until ``stop`` is set."""
+    """One informer: keeps ``cache`` current for one kind in one namespace until ``stop`` is set
+    or the ``deadline`` passes."""
 
     api: ClusterApi
     ref: ResourceRef
@@ -92,19 +101,32 @@ class KindWatch:
     stop: threading.Event
     field_selector: str = ""
     label_selector: str = ""
-    sleep: Callable[[float], bool] | None = None
+    deadline: Deadline = field(default_factory=lambda: Deadline(Pace(), None))
     #: Set when the loop gave up: the failure the waiter must report.
     fatal: ApiFailure | None = None
     #: True once the first list has been stored (the cache is authoritative for this kind).
     synced: bool = False
     #: The resourceVersion to watch from ("" lists first); follows every event.
     version: str = ""
+    #: Every delay slept before a retry, in order (tests and the benchmark read it).
+    delays: list[float] = field(default_factory=list, repr=False)
     _received: bool = field(default=False, repr=False)
     _response: Any = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
+    _backoff: Backoff | None = field(default=None, repr=False)
+
+    @property
+    def pace(self) -> Pace:
+        return self.deadline.pace
+
+    @property
+    def backoff(self) -> Backoff:
+        if self._backoff is None:
+            self._backoff = Backoff(self.pace)
+        return self._backoff
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"watch-{self.ref.plural}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"watch-{self.ref.plural}")
         self._thread.start()
 
     def close(self) -> None:
@@ -116,50 +138,74 @@ class KindWatch:
             with contextlib.suppress(Exception):
                 getattr(response, "shutdown", response.close)()
 
-    def join(self, timeout: float = 5.0) -> None:
+    def join(self, timeout: float | None = 5.0) -> None:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _wait(self, seconds: float) -> bool:
-        """Sleep ``seconds`` unless stopped first; True when stopped."""
-        return self.sleep(seconds) if self.sleep is not None else self.stop.wait(seconds)
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def pause(self, failure: ApiFailure | None = None) -> bool:
+        """Sleep the next backoff delay (never past the deadline); True when the loop must end
+        (stopped, or the deadline passed)."""
+        delay = self.deadline.bound(self.backoff.next_delay(failure.retry_after if failure else None))
+        self.delays.append(delay)
+        return self.pace.sleep(delay, self.stop) or self.deadline.passed()
 
     def list_once(self) -> str:
         """List into the cache; returns the resourceVersion to watch from."""
-        listed = self.api.list(self.ref, self.namespace, self.field_selector, self.label_selector)
+        listed = self.api.list(self.ref, self.namespace, self.field_selector, self.label_selector,
+                               budget=self.deadline.left())
         items = [_with_kind(self.ref, i) for i in listed.get("items") or []]
         self.cache.replace_kind(self.ref, self.namespace, items)
         self.synced = True
         return str((listed.get("metadata") or {}).get("resourceVersion") or "")
 
+    def first_list(self) -> None:
+        """The first list, retried (with backoff) on what may pass before the deadline; raises
+        the failure when it will not (or the deadline came first)."""
+        while True:
+            try:
+                self.version = self.list_once()
+                self.backoff.reset()
+                return
+            except ApiFailure as failure:
+                if not failure.retryable or self.stop.is_set() or self.deadline.passed() or self.pause(failure):
+                    raise
+
     def _run(self) -> None:
-        backoff = BACKOFF_START
-        while not self.stop.is_set():
+        while not self.stop.is_set() and not self.deadline.passed():
             self._received = False
+            started = self.pace.clock()
             try:
                 if not self.version:
                     self.version = self.list_once()
                 self._watch_from()
-                backoff = BACKOFF_START
             except ApiFailure as failure:
+                if self.stop.is_set():
+                    return  # the waiter closed the stream: its end is no failure
                 if failure.status == HTTP_GONE:
-                    self.version = ""  # relist at once: the version is gone, waiting will not help
-                    continue
-                if not failure.retryable:
+                    self.version = ""  # the version fell out of the window: list again (after a pause)
+                elif not (failure.retryable or failure.status == 0):
                     self.fatal = failure
                     self.cache.wake()
                     return
                 if self._received:
-                    continue  # a stream that delivered events and then dropped: resume at once
-                if self._wait(backoff):
+                    self.backoff.reset()  # it worked for a while: the next pause starts small
+                if self.pause(failure):
                     return
-                backoff = min(backoff * 2, BACKOFF_MAX)
+                continue
+            if self._received or self.pace.clock() - started >= MIN_WATCH_SECONDS:
+                self.backoff.reset()  # a watch that ran its course: watch again at once
+            elif self.pause():
+                return
 
     def _watch_from(self) -> None:
         """One watch request from ``self.version``, which follows every event seen."""
         events = self.api.watch(
             self.ref, self.namespace, self.version, WATCH_SECONDS, self.field_selector, self.label_selector,
-            on_open=self._opened,
+            on_open=self._opened, budget=self.deadline.left(),
         )
         try:
             for event in events:
