@@ -75,7 +75,9 @@ def contract_diff_replaces_only_on_identity(driver: ReadinessDriver) -> None:
     assert driver.diff(props(None), props(None, revision="r2")) == (True, [])
     changes, replaces = driver.diff(props(None), props(None, namespace="team-b"))
     assert changes and replaces == ["namespace"]
-    assert driver.diff(props(None), props(None, timeout_seconds=99, context="other")) == (False, [])
+    # a connection or deadline change is an update (recorded without a new wait, see
+    # contract_connection_change_is_recorded_without_a_wait), never a replacement
+    assert driver.diff(props(None), props(None, timeout_seconds=99, context="other")) == (True, [])
 
 
 def contract_create_waits_and_returns_the_status(driver: ReadinessDriver, server: ReplayServer) -> None:
@@ -121,7 +123,7 @@ def contract_failed_wait_is_one_message(driver: ReadinessDriver, server: ReplayS
     server.on_list(POD, NS, listing([recording("pod-image-pull")]))
     server.on_list(EVENT, NS, listing([]))
     with pytest.raises(Exception) as failure:
-        driver.update(props(server), props(server, timeout_seconds=1))
+        driver.update(props(server), props(server, revision="r2", timeout_seconds=1))
     message = str(getattr(failure.value, "message", failure.value))
     assert message.startswith("DynamoGraphDeployment team-a/llm not ready after 1s:"), message
     assert ("Frontend: 0/2 ready (Deployment llm-frontend: 2 updated, 0 available of 2): "
@@ -129,6 +131,17 @@ def contract_failed_wait_is_one_message(driver: ReadinessDriver, server: ReplayS
     for trace in ("Traceback", 'File "', "Unexpected <class", "line "):
         assert trace not in message, message
     return message
+
+
+def contract_connection_change_is_recorded_without_a_wait(driver: ReadinessDriver, server: ReplayServer) -> None:
+    """A kubeconfig, context or deadline change reaches the state (so a refresh connects with the
+    current connection) without a new wait: no request reaches the cluster, the last status stays.
+    (issue 15: after a kubeconfig-only change the engine kept the old connection)."""
+    olds = {**props(server), "state": "successful", "ready": {"status": "True"}, "components": {}, "drift": []}
+    outs = unwrap(driver.update(olds, props(server, timeout_seconds=99, context="other")))
+    assert server.log == []
+    assert outs["timeout_seconds"] == 99 and outs["context"] == "other"
+    assert outs["state"] == "successful"
 
 
 #: Every contract that needs the replay server, for a transport's test module to parametrize.
@@ -139,6 +152,7 @@ WITH_CLUSTER = (
     contract_wait_false_touches_no_cluster,
     contract_delete_deletes_nothing,
     contract_failed_wait_is_one_message,
+    contract_connection_change_is_recorded_without_a_wait,
 )
 #: Contracts that never touch a cluster.
 PURE = (

@@ -128,6 +128,18 @@ def _check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
     return failures
 
 
+def connection_only(olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
+    """Whether an update changes only how the cluster is reached (kubeconfig, context) or how long
+    a wait may take: the state records the new values without a new wait, so a later refresh uses
+    the current connection (both transports answer an update by this rule)."""
+    return not any(_plain(olds).get(key) != _plain(news).get(key) for key in WATCHED_INPUTS)
+
+
+def kept_outputs(olds: Mapping[str, Any], news: Mapping[str, Any]) -> dict[str, Any]:
+    """The new inputs with the status last observed (a connection-only update)."""
+    return {**news, **{key: olds.get(key) for key in OUTPUTS}}
+
+
 class ReadinessProvider(ResourceProvider):
     """See the module docstring. Stateless: safe to pickle by reference and to share."""
 
@@ -150,9 +162,8 @@ class ReadinessProvider(ResourceProvider):
         return CreateResult(f"{request.namespace}/{request.graph}", {**props, **outputs})
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        if not any(_plain(olds).get(key) != _plain(news).get(key) for key in WATCHED_INPUTS):
-            # only the connection or the timeout changed: record them, keep what was observed
-            return UpdateResult({**news, **{key: olds.get(key) for key in OUTPUTS}})
+        if connection_only(olds, news):
+            return UpdateResult(kept_outputs(olds, news))
         try:
             outputs = self._settle(news)
         except DynamoPulumiError as exc:

@@ -27,7 +27,15 @@ from pulumi.provider.experimental import provider as sdk
 from pulumi.provider.experimental.property_value import PropertyValue
 
 from dynamo_pulumi.cluster.aio import ProviderConnection, observe_async, settle_async
-from dynamo_pulumi.cluster.provider import NOT_WAITED, OUTPUTS, UNKNOWN, ReadinessProvider, wait_request
+from dynamo_pulumi.cluster.provider import (
+    NOT_WAITED,
+    OUTPUTS,
+    UNKNOWN,
+    ReadinessProvider,
+    connection_only,
+    kept_outputs,
+    wait_request,
+)
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.plugin.engine_log import WARNING, EngineLog
 from dynamo_pulumi.plugin.values import plain_map, secret_keys, wire_map
@@ -82,7 +90,9 @@ class ReadinessResource:
         return sdk.CreateResponse(resource_id, _answer(props, outputs, secret_keys(request.properties)))
 
     async def update(self, request: sdk.UpdateRequest) -> sdk.UpdateResponse:
-        news = plain_map(request.news)
+        news, olds = plain_map(request.news), plain_map(request.olds)
+        if connection_only(olds, news):  # recorded without a new wait, as the dynamic transport does
+            return sdk.UpdateResponse(wire_map(kept_outputs(olds, news), secret_keys(request.news)))
         outputs = PREVIEWED if request.preview else await self._settle(request.urn, news)
         return sdk.UpdateResponse(_answer(news, outputs, secret_keys(request.news)))
 
