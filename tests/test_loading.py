@@ -242,7 +242,7 @@ def test_alpha_env_entries_need_a_name() -> None:
 
 
 def test_non_string_yaml_keys_become_json_keys_like_kubectl() -> None:
-    result = load_documents(CONFIG_MAP.replace("data:\n", "data:\n  1: one\n  true: yes\n  null: nothing\n"))
+    result = load_documents(CONFIG_MAP.replace("\ndata:\n", "\ndata:\n  1: one\n  true: yes\n  null: nothing\n"))
     assert set(result.others[0]["data"]) == {"1", "true", "null", "created"}
 
 

@@ -140,17 +140,29 @@ class ObjectMetaFields(WireModel):
     """
 
     name: StrictStr | None = None
+    """Object name, a DNS-1123 subdomain."""
     generate_name: StrictStr | None = None
+    """Name prefix the API server completes when no name is given."""
     namespace: StrictStr | None = None
+    """Namespace of the object."""
     self_link: StrictStr | None = None
+    """Set by the API server (deprecated); ignored on input."""
     uid: StrictStr | None = None
+    """Set by the API server; ignored on input."""
     resource_version: StrictStr | None = None
+    """Set by the API server; ignored on input."""
     creation_timestamp: Any = None
+    """Set by the API server; ignored on input."""
     deletion_timestamp: Any = None
+    """Set by the API server when deletion starts; ignored on input."""
     deletion_grace_period_seconds: Any = None
+    """Set by the API server when deletion starts; ignored on input."""
     owner_references: list[Any] | None = None
+    """Owners of the object (a DCD's DynamoGraphDeployment); never sent in operator mode."""
     finalizers: list[Any] | None = None
+    """Finalizers the API server waits for before deleting the object."""
     managed_fields: list[Any] | None = None
+    """Server-side apply bookkeeping; ignored on input."""
 
     @property
     def model_extra(self) -> dict[str, Any] | None:
