@@ -104,6 +104,8 @@ def park(value: Any, table: OutputTable, path: str = "") -> Any:
     if _is_output(value):
         return table.token_for(value, path)
     if is_deploy_time_value(value):  # another awaitable Input: parked as the Output it becomes
+        import pulumi  # late: an awaitable here means a Pulumi program is running
+
         return table.token_for(pulumi.Output.from_input(value), path)
     if is_input_object(value):  # a pulumi_kubernetes *Args object: its wire mapping
         return park(plain(value), table, path)
