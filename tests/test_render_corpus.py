@@ -277,6 +277,8 @@ def test_corpus_render_is_deterministic() -> None:
 
 @pytest.mark.parametrize("name", ["vllm-v1beta1-agg_gms.yaml", "vllm-v1beta1-agg_failover.yaml"])
 def test_intra_pod_gms_corpus_graphs_render_their_claim_template_on_the_component_pathway(name: str) -> None:
+    if name not in FILES:
+        pytest.skip("../shared/conformance/corpus is not present on this machine")
     objects = render_corpus_graph(name)
     templates = [o for o in objects if o["kind"] == "ResourceClaimTemplate"]
     assert templates
