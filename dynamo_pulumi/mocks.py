@@ -34,6 +34,8 @@ from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 
+from dynamo_pulumi.wire_numbers import as_written
+
 STACK_TYPE = "pulumi:pulumi:Stack"
 UNKNOWN_TEXT = "(unknown)"
 SECRET_TEXT = "[secret]"
@@ -53,9 +55,7 @@ def whole_numbers(value: Any) -> Any:
         return {key: whole_numbers(item) for key, item in value.items()}
     if isinstance(value, list):
         return [whole_numbers(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+    return as_written(value)
 
 
 def shown_inputs(value: Any) -> Any:

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("floor", (
         "", "errors", "constants", "go_duration", "placeholders", "yaml_source", "sources",
-        "naming", "kube_names", "expansion", "duplicates", "suggest",
+        "naming", "kube_names", "expansion", "duplicates", "suggest", "wire_numbers",
     )),
     ("api", ("api.*",)),
     ("model", ("pcs_naming", "runtime_version", "planner_connector", "deploy_mode", "platform", "input_hints")),

@@ -20,6 +20,8 @@ from typing import Any, Final
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
 from pulumi.runtime.rpc import UNKNOWN as UNKNOWN  # the sentinel the readiness core also knows
 
+from dynamo_pulumi.wire_numbers import as_written
+
 #: Inputs that are always returned as secrets, whether or not they arrived as one.
 ALWAYS_SECRET: Final = frozenset({"kubeconfig"})
 
@@ -30,13 +32,11 @@ def plain(value: PropertyValue) -> Any:
     inner = value.value
     if isinstance(inner, Computed):
         return UNKNOWN
-    if isinstance(inner, float) and inner.is_integer():
-        return int(inner)
     if isinstance(inner, Mapping):
         return {key: plain(item) for key, item in inner.items()}
     if isinstance(inner, (list, tuple)):
         return [plain(item) for item in inner]
-    return inner
+    return as_written(inner)
 
 
 def program_value(value: PropertyValue) -> Any:
