@@ -109,8 +109,10 @@ def _register_shared(
 ) -> pulumi.CustomResource:
     """A namespace-shared object as the typed ``*Patch`` class: server-side apply creates it if
     missing and lets every graph of the namespace co-own the same fields (same values, no
-    conflict); deleting one graph only gives up its share, and the object stays, as the
-    operator leaves it."""
+    conflict). The object outlives the graph, as the operator leaves it: the patch is retained on
+    delete, because deleting a patch that is the last manager of a required field (a
+    RoleBinding's ``roleRef``) is refused by the provider, which would fail ``pulumi destroy``
+    of the namespace's last graph (seen with the real engine, tests/e2e/)."""
     cls = typed_class(planned.api_version, f"{planned.kind}Patch")
     if cls is None:  # pragma: no cover - every shared kind has a Patch class
         raise TypeError(f"no server-side-apply patch class for {planned.kind}")
@@ -118,6 +120,7 @@ def _register_shared(
     annotations = dict(metadata.get("annotations") or {})
     annotations[_PATCH_FIELD_MANAGER] = f"{SHARED_FIELD_MANAGER_PREFIX}{graph_name}"
     metadata["annotations"] = annotations
+    opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(retain_on_delete=True))
     return cls(planned.pulumi_name, opts=opts, **_typed_kwargs({**obj, "metadata": metadata}))
 
 
