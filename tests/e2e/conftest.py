@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -74,6 +75,22 @@ class Run:
 
     def steps(self, kind: str = "pre") -> list[dict[str, Any]]:
         return [e[kind] for e in self.events if kind in e]
+
+
+def project_copy(source: Path, dest: Path) -> Path:
+    """A copy of an example's project directory to run, so the run's stack files
+    (``Pulumi.<stack>.yaml``) land in the test's directory, not in the work tree."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(
+        "venv", ".venv", "node_modules", "__pycache__", "Pulumi.*.yaml", "sdks"))
+    return dest
+
+
+def root_project(dest: Path) -> Path:
+    """The root program (``Pulumi.yaml`` and ``__main__.py``) copied to ``dest``, likewise."""
+    dest.mkdir(parents=True)
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy2(REPO / name, dest / name)
+    return dest
 
 
 def run_project(engine: Engine, op: str, project: Path, *, stack: str = "e2e", config: dict[str, str] | None = None,
