@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import root_project, run_project
-
+from e2e.support import root_project, run_project
 from localcluster.cluster import LocalCluster
 from localcluster.engine import Engine
 
