@@ -153,6 +153,11 @@ class FieldError:
         """The error as printed to users: the API server's text, then the fix when we know one."""
         return f"{self}; {self.fix}" if self.fix else str(self)
 
+    @property
+    def advice(self) -> str:
+        """Our advice alone (JSON's ``fix``, beside ``message`` in the API server's words)."""
+        return self.fix
+
     def __str__(self) -> str:
         head = f"{self.path}: {self.type.value}"
         if self.type in (ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG):

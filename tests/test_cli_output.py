@@ -167,7 +167,8 @@ def test_validate_json_fills_the_operation_of_a_graph_refused_while_loading_and_
         (error,) = report["errors"]
         assert error == {
             "type": "Invalid value", "path": "spec.components[1].replica", "line": 17, "column": 7,
-            "message": 'unknown field "spec.components[1].replica" (did you mean "replicas"?)',
+            # kubectl's words in message, the nearest name (our advice) apart in fix
+            "message": 'unknown field "spec.components[1].replica"', "fix": 'did you mean "replicas"?',
         }
         assert None not in report.values() and None not in error.values()
 

@@ -97,7 +97,8 @@ def _settings_report(exc: InputError, file: str, label: str) -> ObjectReport:
     ``-o json`` and ``-o github`` say it in their format: one problem per platform field, at
     its line."""
     if isinstance(exc, PlatformError):
-        problems = [replace(Problem.of(e), message=f"invalid platform settings: {e}") for e in exc.errors]
+        problems = [replace(Problem.of(e), message=f"invalid platform settings: {e.message}",
+                            words=f"invalid platform settings: {e}") for e in exc.errors]
         return ObjectReport(file, label, problems=problems)
     problem = Problem.of_input(exc, label)
     return ObjectReport(file, label, problems=[replace(problem, message=_one_line(problem.message))])

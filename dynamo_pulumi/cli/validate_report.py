@@ -7,7 +7,7 @@ out, never ``null``)::
 
     {"file": str, "document"?: int, "kind"?: str, "name"?: str,
      "operation"?: "create" | "update", "valid": bool, "warnings": [str],
-     "errors": [{"path"?: str, "type": str, "value"?: any, "message": str,
+     "errors": [{"path"?: str, "type": str, "value"?: any, "message": str, "fix"?: str,
                  "line"?: int, "column"?: int}],
      "plannedReplacements": [same shape as errors]}
 
@@ -15,8 +15,9 @@ out, never ``null``)::
 ``operation`` are present for every Dynamo object, valid or not (``operation`` is ``update`` when
 ``--old`` holds an object of the same kind and name), absent for a file or document that could
 not be read as one. ``value`` is the offending value as written (numbers stay numbers), absent
-where the error carries none (Required, Forbidden); ``line`` and ``column`` are absent when the
-input was not YAML text. ``type`` is the API server's error type, or ``InputError`` for a file
+where the error carries none (Required, Forbidden); ``message`` is in the operator's or the API
+server's own words and ``fix`` our advice beside them (the text output joins the two); ``line``
+and ``column`` are absent when the input was not YAML text. ``type`` is the API server's error type, or ``InputError`` for a file
 or document that could not be read. ``plannedReplacements`` (render mode, ``--old``) are the
 operator's update rules the change breaks: no error there, since no DGD is sent, but the objects
 they touch are replaced.
@@ -44,6 +45,11 @@ class Problem:
     position: SourcePosition | None = None
     #: Where a whole-input problem happened, when no line is known ("file (document 2)").
     where: str | None = None
+    #: The error in the operator's or API server's own words, when ``message`` adds our advice.
+    words: str | None = None
+    #: Our advice alone ("" when we have none): JSON keeps it out of ``message``, so a tool can
+    #: match the API server's text exactly.
+    fix: str = ""
 
     @classmethod
     def of_input(cls, exc: InputError, label: str) -> Problem:
@@ -57,7 +63,8 @@ class Problem:
     @classmethod
     def of(cls, error: FieldError) -> Problem:
         value = shorten(error.value) if isinstance(error.value, str) else error.value
-        return cls(error.message, error.type.value, error.path, value, error.position)
+        return cls(error.message, error.type.value, error.path, value, error.position,
+                   words=str(error), fix=error.advice)
 
 
 @dataclass
@@ -114,7 +121,9 @@ def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
 
 
 def _problem_json(p: Problem) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": p.type, "message": p.message}
+    data: dict[str, Any] = {"type": p.type, "message": p.message if p.words is None else p.words}
+    if p.fix:
+        data["fix"] = p.fix
     if p.path is not None:
         data["path"] = p.path
     if p.value is not OMITTED:

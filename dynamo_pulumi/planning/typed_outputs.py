@@ -143,11 +143,9 @@ def _explain_one(error: FieldError, table: OutputTable) -> FieldError:
         images = [p for p in _output_paths_under(component, table) if p.endswith(".image")]
         if images:
             return replace(
-                error,
-                fix="",  # the detail below says what an Output image needs
-                detail=f"{error.detail}: the image {images[0]} is a pulumi.Output, and {PREVIEW_NOTE}, so "
-                f"its tag cannot tell the runtime version; set {error.path} to the Dynamo runtime version "
-                'of that image (for example "1.3.1")',
+                error,  # the operator's words stay; the fix says what an Output image needs
+                fix=f"the image {images[0]} is a pulumi.Output, and {PREVIEW_NOTE}, so its tag cannot tell "
+                f'the runtime version; set {error.path} to the Dynamo runtime version of that image (for example "1.3.1")',
             )
     type_error = _TYPE_ERROR.search(error.detail)
     if type_error and error.path in table.paths.values() and _SIZING.search(error.path):
@@ -159,7 +157,8 @@ def _explain_one(error: FieldError, table: OutputTable) -> FieldError:
             f"this field is read while validating and needs a plain {type_error.group(1)}; {PREVIEW_NOTE}",
         )
     if mentions or _within_an_output(error.path, table):
-        return replace(error, detail=f"{error.detail} ({PREVIEW_NOTE}; give a plain value here)")
+        advice = f"{PREVIEW_NOTE}; give a plain value here"
+        return replace(error, fix=f"{error.fix}; {advice}" if error.fix else advice)
     return error
 
 
