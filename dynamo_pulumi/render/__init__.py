@@ -212,11 +212,22 @@ def _check_component_names(graph: DynamoGraphDeployment) -> None:
                               f"spec.components[{i}].name")
 
 
+def _refuse_component_groups(graph: DynamoGraphDeployment) -> None:
+    """``spec.experimental.componentGroups`` (newest types): no operator code we follow renders
+    them, so they are refused rather than silently left out of every object."""
+    experimental = graph.spec.experimental
+    if experimental is not None and experimental.component_groups:
+        from dynamo_pulumi.deploy_mode import COMPONENT_GROUPS_NOT_RENDERED
+
+        raise RenderError(COMPONENT_GROUPS_NOT_RENDERED, "spec.experimental.componentGroups")
+
+
 def render_graph_deployment(
     graph: DynamoGraphDeployment, platform: Platform, namespace: str, dra: DraInventory = EMPTY_INVENTORY
 ) -> RenderResult:
     """A DGD on the component pathway: DCDs, their objects, then the graph's shared objects."""
     _check_component_names(graph)
+    _refuse_component_groups(graph)
     if choose_pathway(graph, platform) is Pathway.GROVE:
         return _render_grove(graph, platform, namespace, dra)
     worker_hash = compute_worker_hash(graph, namespace)

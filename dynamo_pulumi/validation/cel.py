@@ -6,8 +6,9 @@ the rule, as ``Invalid value`` whose value is the node's OpenAPI type (``"object
 ``"array"``, ``"string"``), followed by the rule's message — so do we.
 
 Field-level limits the schema states directly (patterns, enums, minimums) are enforced when the
-model loads (:mod:`dynamo_pulumi.api.parse`); list-map key uniqueness of ``spec.components`` is a
-structural rule the models do not express, so it is checked here too.
+model loads (:mod:`dynamo_pulumi.api.parse`); list-map key uniqueness of ``spec.components`` and
+``spec.experimental.componentGroups`` (and each group's members) is a structural rule the models do
+not express, so it is checked here too.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.v1beta1 import (
+    ComponentGroupSpec,
     ComponentSpecFields,
     DynamoComponentDeployment,
     DynamoComponentDeploymentSharedSpec,
@@ -93,6 +95,10 @@ def validate_graph_cel(
         errors += kv_transfer_policy_errors(
             experimental.kv_transfer_policy, spec_path.child("experimental", "kvTransferPolicy")
         )
+    if experimental is not None and experimental.component_groups is not None:
+        errors += component_groups_list_errors(
+            experimental.component_groups, spec_path.child("experimental", "componentGroups")
+        )
     return errors
 
 
@@ -118,6 +124,26 @@ def _components_list_errors(
     lowered = [c.name.lower() for c in components]
     if any(lowered.count(name) != 1 for name in lowered):
         errors.append(cel_error(path, ARRAY, MSG_UNIQUE_CASE_INSENSITIVE))
+    return errors
+
+
+def _list_map_duplicates(names: Sequence[str], path: Path) -> list[FieldError]:
+    """``x-kubernetes-list-type: map`` keyed by ``name``: each repeated key is a Duplicate value
+    at the later item, as the API server's structural validation reports it."""
+    seen: set[str] = set()
+    errors: list[FieldError] = []
+    for i, name in enumerate(names):
+        if name in seen:
+            errors.append(duplicate(path.index(i), {"name": name}))
+        seen.add(name)
+    return errors
+
+
+def component_groups_list_errors(groups: Sequence[ComponentGroupSpec], path: Path) -> list[FieldError]:
+    """The newest types' list maps: groups keyed by ``name``, and each group's members by ``name``."""
+    errors = _list_map_duplicates([g.name for g in groups], path)
+    for i, group in enumerate(groups):
+        errors += _list_map_duplicates([m.name for m in group.components], path.index(i).child("components"))
     return errors
 
 
