@@ -9,7 +9,7 @@ out, never ``null``)::
      "operation"?: "create" | "update", "valid": bool, "warnings": [str],
      "errors": [{"path"?: str, "type": str, "value"?: any, "message": str, "fix"?: str,
                  "line"?: int, "column"?: int}],
-     "plannedReplacements": [same shape as errors]}
+     "plannedReplacements": [same shape as errors], "note"?: str}
 
 ``document`` is 1-based, present in multi-document files only; ``kind``, ``name`` and
 ``operation`` are present for every Dynamo object, valid or not (``operation`` is ``update`` when
@@ -20,7 +20,9 @@ server's own words and ``fix`` our advice beside them (the text output joins the
 and ``column`` are absent when the input was not YAML text. ``type`` is the API server's error type, or ``InputError`` for a file
 or document that could not be read. ``plannedReplacements`` (render mode, ``--old``) are the
 operator's update rules the change breaks: no error there, since no DGD is sent, but the objects
-they touch are replaced.
+they touch are replaced. ``note``: a companion nvidia.com kind the operator serves (DynamoModel,
+DynamoGraphDeploymentRequest, DynamoCheckpoint, DynamoWorkerMetadata), passed through unchecked
+(``valid`` true, no errors), and what render and the components do with it.
 """
 
 from __future__ import annotations
@@ -82,6 +84,8 @@ class ObjectReport:
     problems: list[Problem] = field(default_factory=list)
     #: Render mode with ``--old``: update rules of the operator's webhook the change breaks.
     replacements: list[Problem] = field(default_factory=list)
+    #: A companion kind (DynamoModel, ...): passed through unchecked, and why.
+    note: str = ""
 
     @property
     def valid(self) -> bool:
@@ -105,6 +109,9 @@ def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
     for report in reports:
         for warning in report.warnings:
             print(f"{report.label}: warning: {warning}", file=err)
+        if report.note:
+            print(f"{report.label}: note: {report.note}", file=out)
+            continue
         if report.valid:
             for planned in report.replacements:
                 print(f"{_where(planned, report.label)}: {PLANNED}: {planned.message}", file=out)
@@ -143,6 +150,7 @@ def _report_json(r: ObjectReport) -> dict[str, Any]:
         "warnings": list(r.warnings),
         "errors": [_problem_json(p) for p in r.problems],
         "plannedReplacements": [_problem_json(p) for p in r.replacements],
+        **({"note": r.note} if r.note else {}),
     }
 
 
@@ -178,6 +186,9 @@ def write_github(reports: list[ObjectReport], out: TextIO) -> None:
         title = f'{report.kind} "{report.shown_name}"' if report.kind else report.label
         for warning in report.warnings:
             print(_annotation("warning", report.file, None, title, warning), file=out)
+        if report.note:
+            print(_annotation("notice", report.file, None, title, report.note), file=out)
+            continue
         for problem in report.problems:
             print(_annotation("error", report.file, problem.position, title, problem.message), file=out)
         for planned in report.replacements:
