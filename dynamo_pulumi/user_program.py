@@ -194,11 +194,27 @@ class ProgramRun:
                 return plan
         raise KeyError(f"the program deploys no graph {name!r} (it deploys: {[p.name for p in self.plans]})")
 
-    def gpus(self, name: str) -> dict[str, int]:
-        """GPUs per component of the graph named ``name``, as ``preview`` counts them."""
-        from dynamo_pulumi.gpu_delta import gpu_delta
+    def gpus(self, name: str) -> dict[str, int | str]:
+        """GPUs per component of the graph named ``name``, as ``preview`` counts them:
+        ``"unknown"`` for a component whose count depends on a ``pulumi.Output`` not known at
+        preview (under mocks an Output's value is known and counted)."""
+        from dynamo_pulumi.gpu_delta import UNKNOWN, gpu_delta
 
-        return {c.component: c.after for c in gpu_delta(None, self.graph(name)).components}
+        return {c.component: UNKNOWN if c.after is None else c.after
+                for c in gpu_delta(None, self.graph(name)).components}
+
+    def log_lines(self) -> list[str]:
+        """The program's own ``pulumi.log`` warnings and errors (the graphs' warnings, which the
+        components log too, left out: ``preview`` prints them per graph)."""
+        return program_log_lines(self.recording, self.plans)
+
+
+def program_log_lines(recording: Any, plans: Sequence[Any]) -> list[str]:
+    """``warning: ...``/``error: ...`` lines of what a run logged, without the graphs' own
+    warnings (a component logs each as ``<Kind> <name>: <warning>``)."""
+    ours = tuple(f"{p.kind} {p.name}: " for p in plans)
+    return [f"{severity}: {message}" for severity, message in recording.logs
+            if severity in ("warning", "error") and not (ours and message.startswith(ours))]
 
 
 def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mapping[str, str] | None = None,
@@ -236,7 +252,10 @@ def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mappi
                 raise _program_error(exc, program) from None
         except Exception as exc:  # the user's code failed: their message and frames, not ours
             raise _program_error(exc, program) from None
-    return ProgramRun(recording, plans)
+    from dynamo_pulumi.planning.settled import settle
+
+    # The Outputs' values are known now (the run has resolved them): no stand-in is ever shown.
+    return ProgramRun(recording, [settle(plan) for plan in plans])
 
 
 def run_program_argument(argument: str, stack: str = DEFAULT_STACK, overrides: Sequence[str] = ()) -> ProgramRun:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -53,7 +54,7 @@ from dynamo_pulumi.mode_diff import diff_for_mode
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.program import plan
 from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.user_program import looks_like_program, run_program_argument
+from dynamo_pulumi.user_program import looks_like_program, program_log_lines, run_program_argument
 from dynamo_pulumi.validation.update_verdict import UpdateVerdict, update_verdict
 
 
@@ -94,8 +95,10 @@ def _file_side(argument: str, args: argparse.Namespace) -> Side:
 
 def _side(argument: str, args: argparse.Namespace) -> Side:
     if not args.inline and argument != "-" and looks_like_program(argument):
-        plans = run_program_argument(argument, args.stack, args.config).plans
-        return Side(plans, [LoadedObject(p.graph) for p in plans])
+        program = run_program_argument(argument, args.stack, args.config)
+        for line in program_log_lines(program.recording, ()):  # its graphs' warnings included: diff prints no other
+            print(f"{argument}: {line}", file=sys.stderr)
+        return Side(program.plans, [LoadedObject(p.graph) for p in program.plans])
     return _file_side(argument, args)
 
 

@@ -27,19 +27,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.cli.common import add_common, add_mode, add_output, read_input, subcommand_parser, warn
-from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines
+from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines, total_text
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program, shown_inputs
 from dynamo_pulumi.planning.operator_mode import operator_expansion
 from dynamo_pulumi.planning.outputs import gpu_count_warnings, summarize
 from dynamo_pulumi.planning.plan import GraphPlan
+from dynamo_pulumi.planning.settled import settle
 from dynamo_pulumi.program import default_graph_path, deploy
 from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.user_program import DEFAULT_STACK, looks_like_program, run_program_argument
+from dynamo_pulumi.user_program import (
+    DEFAULT_STACK,
+    looks_like_program,
+    program_log_lines,
+    run_program_argument,
+)
 
 #: Every resource of a fresh preview is created (there is no stack state offline).
 OPERATION = "create"
@@ -137,7 +144,7 @@ def _run_file(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
     recording, tops = run_program(
         lambda: [deploy(source, args.namespace, args.platform, export=False, mode=args.mode) for source in sources]
     )
-    return recording, [top.plan for top in tops]
+    return recording, [settle(top.plan) for top in tops]
 
 
 def previewed(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
@@ -171,6 +178,8 @@ def graph_json(plan: GraphPlan) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
     recording, plans = previewed(args)
+    for line in program_log_lines(recording, plans):
+        print(line, file=sys.stderr)
     if args.output == "json":
         document = {"resources": as_json(recording), "graphs": [graph_json(plan) for plan in plans]}
         print(json.dumps(document, indent=2, sort_keys=True))
@@ -189,11 +198,12 @@ def _print_summary(plan: GraphPlan, several: bool) -> None:
         print("\npredicted expansion (created by the operator, not by Pulumi):")
         for entry in operator_expansion(plan):
             print(f"  {entry['kind']} {entry['name']} ({entry['apiVersion']}) digest {entry['digest']}")
-    summary = summarize(plan)
+    summary, gpus = summarize(plan), gpu_delta(None, plan)
     print(f"dynamo namespace: {summary.dynamo_namespace}")
     print(f"frontend URL:     {summary.frontend_url or '-'}")
-    print(f"GPUs requested:   {summary.total_gpus}")
-    for line in summary_lines(gpu_delta(None, plan)):
+    partial = " (partial: some counts depend on a pulumi.Output not known at preview)" if gpus.partial_after else ""
+    print(f"GPUs requested:   {total_text(gpus.after, gpus.partial_after)}{partial}")
+    for line in summary_lines(gpus):
         print(line)
     for warning in plan_warnings(plan):
         warn(warning)

@@ -17,12 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError, invalid
 from dynamo_pulumi.loading import LoadedObject, Source, load_graph_entry
 from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
 from dynamo_pulumi.planning.unknowns import OutputTable
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.planning.outputs import ComponentSummary
+    from dynamo_pulumi.planning.plan import GraphPlan
 
 PREVIEW_NOTE = "a pulumi.Output's value cannot be read at preview time"
 _TYPE_ERROR = re.compile(r"in body must be of type (\w+)")
@@ -194,26 +198,36 @@ def crashed(exc: Exception, table: OutputTable) -> InputError:
 # --- summaries -----------------------------------------------------------------------------------
 
 
-def summary_numbers(replicas: int, gpus: int, table: OutputTable) -> tuple[Any, Any]:
-    """A component's replica and GPU counts with an Output replica count put back.
+def component_counts(plan: GraphPlan, summary: ComponentSummary) -> tuple[Any, Any]:
+    """A component's replica and GPU counts for its outputs: plain integers, or, where a count
+    waits for Output values (a replica count, a GPU quantity), an Output that counts again once
+    they are known, over the plan with the values put in (:func:`.settled.settle`), so no
+    stand-in ever reaches an output."""
+    return (_recounted(plan, summary.component, summary.unknown_replicas, "replicas", summary.replicas),
+            _recounted(plan, summary.component, summary.unknown_gpus, "gpus", summary.gpus))
 
-    With ``replicas`` an Output, the rendered counts hold its stand-in ``s``; every pod count
-    scales with the replica count, so the GPU count is ``s * per_replica`` and becomes
-    ``Output * per_replica``."""
-    ident = table.integers.get(replicas)
-    if ident is None:
-        return replicas, gpus
-    output = table.outputs[ident]
-    per_replica, rest = divmod(gpus, replicas)
-    if rest:  # pragma: no cover - every workload's pods scale with the replica count
-        return output, output.apply(lambda _: None)
-    return output, output.apply(lambda count: int(count) * per_replica)
+
+def _recounted(plan: GraphPlan, component: str, idents: tuple[str, ...], field: str, plain: int) -> Any:
+    if not idents:
+        return plain
+    import pulumi  # late: only a program holds Outputs
+
+    from dynamo_pulumi.planning.outputs import summarize_component
+    from dynamo_pulumi.planning.settled import settle
+
+    def count(values: list[Any]) -> int:
+        settled = settle(plan, dict(zip(idents, values, strict=True)), graph=False)
+        found = settled.component(component)
+        assert found is not None  # settling keeps every component
+        return int(getattr(summarize_component(found, settled), field))
+
+    return pulumi.Output.all(*(plan.outputs.outputs[i] for i in idents)).apply(count)
 
 
 def total_of(counts: list[Any]) -> Any:
     """The sum of counts of which some may be Outputs."""
-    import pulumi
-
     if all(isinstance(c, int) for c in counts):
         return sum(counts)
+    import pulumi
+
     return pulumi.Output.all(*counts).apply(lambda values: sum(int(v or 0) for v in values))
