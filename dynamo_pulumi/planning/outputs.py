@@ -24,7 +24,7 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import component_service_name, dynamo_namespace
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE, UnknownValue
 from dynamo_pulumi.render.backends.dra_claims import DraInventory, claim_template_gpus
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, pod_gpu_count
 
@@ -96,7 +96,9 @@ class _Counter:
         self.unknown: list[str] = []
 
     def __call__(self, value: Any) -> int:
-        if isinstance(value, int) and not isinstance(value, bool) and value in self.integers:
+        if isinstance(value, UnknownValue):
+            self.unknown.append(value.ident)
+        elif isinstance(value, int) and not isinstance(value, bool) and value in self.integers:
             self.unknown.append(self.integers[value])
         elif isinstance(value, str):
             self.unknown += OUTPUT_TOKEN_RE.findall(value)
@@ -208,7 +210,7 @@ def _gpu_quantity_outputs(pod: Mapping[str, Any]) -> list[str]:
         for container in [*(pod.get("containers") or []), *(pod.get("initContainers") or [])]
         for section in ((container.get("resources") or {}).get(s) or {} for s in ("limits", "requests"))
         for name, quantity in section.items() if is_gpu_resource_name(str(name)) and isinstance(quantity, str)
-        for ident in OUTPUT_TOKEN_RE.findall(quantity)
+        for ident in ([quantity.ident] if isinstance(quantity, UnknownValue) else OUTPUT_TOKEN_RE.findall(quantity))
     ]
 
 

@@ -10,10 +10,12 @@ of about 10**9; :mod:`.unknowns`), because validation and rendering cannot await
   by the value, in the rendered objects, the DCD documents and the graph model alike, so counts,
   diffs and the update verdict see the real number. The worker hash and the object names stay
   those the program registered (a deploy-time value never takes part in them).
-* **The value is not known** at preview: the token or stand-in stays, and everything that shows
-  the plan says so instead of showing it: a count that depends on it is ``unknown``
-  (:func:`dynamo_pulumi.planning.outputs.summarize` lists the Outputs it waits for), a diffed
-  value is ``(unknown)`` (:func:`shown`).
+* **The value is not known** at preview: in the rendered objects and DCD documents the token or
+  stand-in becomes an :class:`~dynamo_pulumi.placeholders.UnknownValue` (it reads ``(unknown)``
+  and remembers its Output), so a count that depends on it is ``unknown``
+  (:func:`dynamo_pulumi.planning.outputs.summarize` lists the Outputs it waits for) and a diffed
+  value is ``(unknown)`` (:func:`shown`). The graph model keeps the placeholder there: it is the
+  object admission judged, and the update verdict of ``diff`` judges it again.
 
 :func:`record_known_values` is how the values become known: the Pulumi components register an
 ``apply`` per Output that writes its value into the plan's table when the engine resolves it (in
@@ -29,7 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE, UnknownValue
 from dynamo_pulumi.planning.unknowns import OutputTable
 
 if TYPE_CHECKING:
@@ -60,25 +62,34 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value) if isinstance(value, (dict, list)) else str(value)
 
 
-def _substitute_string(text: str, values: Mapping[str, Any]) -> Any:
+def _substitute_string(text: str, values: Mapping[str, Any], mark: bool) -> Any:
     whole = OUTPUT_TOKEN_RE.fullmatch(text)
     if whole is not None:
-        return values.get(whole.group(1), text)
+        ident = whole.group(1)
+        return values[ident] if ident in values else UnknownValue(ident) if mark else text
+    waiting = [i for i in OUTPUT_TOKEN_RE.findall(text) if i not in values]
+    if waiting and mark:  # part of the text is unknown: so is the text, as Output.concat's would be
+        return UnknownValue(waiting[0])
     return OUTPUT_TOKEN_RE.sub(lambda m: _text(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
 
 
-def substitute(value: Any, table: OutputTable, values: Mapping[str, Any]) -> Any:
+def substitute(value: Any, table: OutputTable, values: Mapping[str, Any], mark: bool = False) -> Any:
     """A copy of ``value`` with every token and stand-in integer of a known Output replaced by
-    the Output's value (mapping keys included); unknown ones are left as they are."""
+    the Output's value (mapping keys included). Unknown ones are left as they are, or with
+    ``mark`` made :class:`UnknownValue` (``(unknown)``, remembering the Output)."""
+    if isinstance(value, UnknownValue):
+        return value
     if isinstance(value, str):
-        return _substitute_string(value, values) if "__dynamo_pulumi_output_" in value else value
+        return _substitute_string(value, values, mark) if "__dynamo_pulumi_output_" in value else value
     if isinstance(value, int) and not isinstance(value, bool):
         ident = table.integers.get(value)
-        return values[ident] if ident is not None and ident in values else value
+        if ident is None:
+            return value
+        return values[ident] if ident in values else UnknownValue(ident) if mark else value
     if isinstance(value, Mapping):
-        return {substitute(k, table, values): substitute(v, table, values) for k, v in value.items()}
+        return {substitute(k, table, values, mark): substitute(v, table, values, mark) for k, v in value.items()}
     if isinstance(value, list):
-        return [substitute(item, table, values) for item in value]
+        return [substitute(item, table, values, mark) for item in value]
     return value
 
 
@@ -92,13 +103,13 @@ def _unknown_table(table: OutputTable, values: Mapping[str, Any]) -> OutputTable
 
 
 def _planned(obj: PlannedObject, table: OutputTable, values: Mapping[str, Any]) -> PlannedObject:
-    return replace(obj, obj=substitute(obj.obj, table, values))
+    return replace(obj, obj=substitute(obj.obj, table, values, mark=True))
 
 
 def _component(component: ComponentPlan, table: OutputTable, values: Mapping[str, Any]) -> ComponentPlan:
     return replace(
         component,
-        dcd=substitute(component.dcd, table, values) if component.dcd is not None else None,
+        dcd=substitute(component.dcd, table, values, mark=True) if component.dcd is not None else None,
         objects=[_planned(o, table, values) for o in component.objects],
     )
 
@@ -114,7 +125,7 @@ def settle(plan: GraphPlan, values: Mapping[str, Any] | None = None, *, graph: b
 
     table = plan.outputs
     values = {i: v for i, v in (table.known if values is None else values).items() if i in table.outputs}
-    if not values:
+    if not table:
         return plan
     settled = replace(
         plan,
@@ -125,7 +136,7 @@ def settle(plan: GraphPlan, values: Mapping[str, Any] | None = None, *, graph: b
     stale = set(gpu_count_warnings(plan))
     warnings = [w for w in plan.warnings if w not in stale]
     settled.warnings = list(dict.fromkeys([*warnings, *gpu_count_warnings(settled)]))
-    if graph:
+    if graph and values:
         settled.graph = _settled_graph(plan, values)
     return settled
 
@@ -149,6 +160,8 @@ def _settled_graph(plan: GraphPlan, values: Mapping[str, Any]) -> Any:
 def shown(value: Any, *tables: OutputTable) -> Any:
     """``value`` as a user may see it: every token and every stand-in integer of ``tables`` (the
     Outputs still unknown) spelled ``(unknown)``."""
+    if isinstance(value, UnknownValue):
+        return UNKNOWN_TEXT
     if isinstance(value, str):
         return OUTPUT_TOKEN_RE.sub(UNKNOWN_TEXT, value) if OUTPUT_TOKEN_RE.search(value) else value
     if isinstance(value, int) and not isinstance(value, bool):

@@ -160,10 +160,27 @@ def _explain_one(error: FieldError, table: OutputTable) -> FieldError:
             "<pulumi.Output>",
             f"this field is read while validating and needs a plain {type_error.group(1)}; {PREVIEW_NOTE}",
         )
+    read = _output_read_by_rule(error, table)
+    if read is not None:  # a rule of the parent object compared the stand-in (minAvailable <= replicas)
+        return invalid(read, "<pulumi.Output>",
+                       f"this field is read while validating ({error.detail}) and needs a plain value; {PREVIEW_NOTE}")
     if mentions or _within_an_output(error.path, table):
         advice = f"{PREVIEW_NOTE}; give a plain value here"
         return replace(error, fix=f"{error.fix}; {advice}" if error.fix else advice)
     return error
+
+
+def _output_read_by_rule(error: FieldError, table: OutputTable) -> str | None:
+    """The path of an Output under ``error.path`` whose field the error's rule names (a CEL rule
+    of the component that compares ``minAvailable`` with ``replicas``), else None: the rule read
+    the stand-in, not the value, so its verdict says nothing about the user's value."""
+    for path in _output_paths_under(error.path, table):
+        if path == error.path:
+            continue
+        field = _STEP.findall(path)[-1][0]
+        if field and re.search(rf"\b{re.escape(field)}\b", error.detail):
+            return path
+    return None
 
 
 def explain(exc: GraphValidationError, table: OutputTable) -> GraphValidationError:
@@ -216,7 +233,11 @@ def _recounted(plan: GraphPlan, component: str, idents: tuple[str, ...], field: 
     from dynamo_pulumi.planning.settled import settle
 
     def count(values: list[Any]) -> int:
-        settled = settle(plan, dict(zip(idents, values, strict=True)), graph=False)
+        known = dict(zip(idents, values, strict=True))
+        try:  # the graph too: a standalone DCD's replicas are read off its model
+            settled = settle(plan, known)
+        except GraphValidationError:  # a value the schema refuses: the API server says so at deploy
+            settled = settle(plan, known, graph=False)
         found = settled.component(component)
         assert found is not None  # settling keeps every component
         return int(getattr(summarize_component(found, settled), field))

@@ -112,9 +112,22 @@ def _component_objects(
         backend_framework=dcd["spec"].get("backendFramework") or "",
     )
     objects: list[dict[str, Any]] = []
-    for builder in COMPONENT_BUILDERS:
-        objects += builder.build(ctx)
+    try:
+        for builder in COMPONENT_BUILDERS:
+            objects += builder.build(ctx)
+    except RenderError as exc:
+        raise _at_component(exc, dcd) if generated else exc from None
     return objects
+
+
+def _at_component(exc: RenderError, dcd: dict[str, Any]) -> RenderError:
+    """A refusal at a field of a DGD's generated DCD (``spec.sharedMemorySize``), at the
+    component that field came from (``spec.components[decode].sharedMemorySize``: the verdict
+    puts the index the user wrote), so the error lands on the user's line."""
+    if not exc.path.startswith("spec.") or exc.path.startswith("spec.components["):
+        return exc
+    message = str(exc).removeprefix(f"{exc.path}: ")
+    return RenderError(message, f"spec.components[{component_name_of(dcd)}].{exc.path.removeprefix('spec.')}")
 
 
 def _component_model(dcd: dict[str, Any], generated: bool) -> DynamoComponentDeployment:
