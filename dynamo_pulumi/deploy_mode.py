@@ -135,6 +135,23 @@ def operator_only_errors(graph: object) -> list[FieldError]:
     return errors
 
 
+def render_mode_notes(graph: object) -> list[str]:
+    """What render mode accepts but cannot act on, said rather than ignored: a DGD's own
+    ``metadata.labels`` label the DynamoGraphDeployment object, which render mode never creates
+    (the operator copies none of them to what it creates; ``spec.labels`` does)."""
+    if isinstance(graph, DynamoGraphDeployment) and graph.metadata.labels:
+        return ["metadata.labels label the DynamoGraphDeployment object itself, which render mode does not "
+                "create, and the operator copies none of them to the objects it creates: to label those, use "
+                "spec.labels (operator mode applies metadata.labels to the custom resource)"]
+    return []
+
+
+RESTART_IN_RENDER_MODE = (
+    "render mode applies every graph as a create (it creates no DynamoGraphDeployment to restart); a restart "
+    f"is a request to the operator's controller on an existing one: {USE_OPERATOR_MODE}"
+)
+
+
 # --- what operator mode sends ------------------------------------------------------------------
 
 OWNER_REFERENCES_NOT_SENT = (
