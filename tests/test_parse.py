@@ -206,7 +206,7 @@ def test_string_container_port_is_a_type_error() -> None:
 
 def test_unparsable_resource_quantity_must_match_the_quantity_pattern() -> None:
     err = only_error(with_pod_spec({"containers": [{"name": "main", "resources": {"limits": {"cpu": "lots"}}}]}))
-    assert err.path == f"{POD}.containers[0].resources.limits.cpu"
+    assert err.path == f"{POD}.containers[0].resources.limits[cpu]"  # the key, as other resource errors name it
     assert err.detail.startswith(f"{POD}.containers[0].resources.limits.cpu in body should match '^(\\+|-)?")
 
 

@@ -124,9 +124,7 @@ def _dispatch(argv: list[str]) -> int:
 
 def _print_invalid(exc: GraphValidationError) -> None:
     """kubectl's header, then one line per error, led by its file position when it has one."""
-    from dynamo_pulumi.errors import shorten
-
-    print(f'error: The {exc.kind} "{shorten(exc.name)}" is invalid:', file=sys.stderr)
+    print(f"error: {exc.header}", file=sys.stderr)
     for error in exc.errors:
         print(f"{error.position}: {error.message}" if error.position else f"* {error.message}", file=sys.stderr)
 
