@@ -186,6 +186,9 @@ class ProgramRun:
 
     recording: Any
     plans: list[Any]
+    #: What the run ignored that the user gave (a stack without a stack file, a ``--config`` key
+    #: the program never reads): warnings, since the Pulumi CLI would not stop for them either.
+    notes: list[str] = field(default_factory=list)
 
     def graph(self, name: str) -> Any:
         """The plan of the graph (or standalone component) named ``name``."""
@@ -259,9 +262,42 @@ def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mappi
 
 
 def run_program_argument(argument: str, stack: str = DEFAULT_STACK, overrides: Sequence[str] = ()) -> ProgramRun:
-    """A CLI argument naming a program: resolved, configured and run."""
+    """A CLI argument naming a program: resolved, configured and run; with a note for a stack
+    that has no stack file and for each ``--config`` key of the project the program never read."""
+    from dataclasses import replace
+
     program = resolve_program(argument)
-    return run_user_program(program, stack, stack_config(program, stack, overrides))
+    run = run_user_program(program, stack, stack_config(program, stack, overrides))
+    return replace(run, notes=[*stack_notes(program, stack), *unread_config_notes(program, overrides, run.recording)])
+
+
+def stack_notes(program: Program, stack: str) -> list[str]:
+    """A stack other than the default one with no ``Pulumi.<stack>.yaml``: its config is only
+    ``Pulumi.yaml``'s defaults and ``--config`` (a misspelt ``--stack`` would go unseen)."""
+    if stack == DEFAULT_STACK or (program.directory / f"Pulumi.{stack}.yaml").is_file():
+        return []
+    from dynamo_pulumi.suggest import did_you_mean
+
+    stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in program.directory.glob("Pulumi.*.yaml"))
+    found = f" (stack files here: {', '.join(f'Pulumi.{s}.yaml' for s in stacks)})" if stacks else ""
+    return [f"--stack {stack}: there is no Pulumi.{stack}.yaml beside the program, so its config is only "
+            f"Pulumi.yaml's defaults and --config{found}{did_you_mean(stack, stacks)}"]
+
+
+def unread_config_notes(program: Program, overrides: Sequence[str], recording: Any) -> list[str]:
+    """``--config key=value`` of the project that the program never looked up. Keys of other
+    namespaces (``aws:region``, ``kubernetes:context``) are read by providers, not the program."""
+    from dynamo_pulumi.suggest import did_you_mean
+
+    read = sorted(k.split(":", 1)[1] for k in recording.config_read if k.startswith(f"{program.project}:"))
+    notes = []
+    for entry in overrides:
+        key = _qualified(entry.partition("=")[0], program.project)
+        if key.startswith(f"{program.project}:") and key not in recording.config_read:
+            short = key.split(":", 1)[1]
+            shown = f" (it reads: {', '.join(read)})" if read else " (it reads no config of its own)"
+            notes.append(f"--config {entry}: the program never reads {key}{shown}{did_you_mean(short, read)}")
+    return notes
 
 
 def preview_program(

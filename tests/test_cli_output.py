@@ -69,7 +69,7 @@ def test_validate_github_prints_one_annotation_per_error_at_its_line(
     assert line.startswith(f"::error file={bad},line=17,col=7,title=DynamoGraphDeployment \"beta\"::")
     assert line.endswith("spec.components[1].replicas: Invalid value: -2: spec.components[1].replicas in body "
                          "should be greater than or equal to 0")
-    assert cel.endswith("minAvailable must be less than or equal to replicas unless replicas is 0")
+    assert "minAvailable must be less than or equal to replicas unless replicas is 0; minAvailable is not in your file" in cel
 
 
 def test_a_bad_platform_file_is_reported_in_the_chosen_format_at_its_line(

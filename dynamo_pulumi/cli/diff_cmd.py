@@ -42,10 +42,11 @@ from dynamo_pulumi.cli.common import (
     check_stdin_once,
     read_input,
     subcommand_parser,
+    warn,
 )
 from dynamo_pulumi.cli.diff_report import GraphChange, format_report, report_json
 from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_OK, UsageError
-from dynamo_pulumi.cli.preview_cmd import add_program_flags
+from dynamo_pulumi.cli.preview_cmd import add_program_flags, is_program, refuse_flags_that_do_not_apply
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.gpu_delta import gpu_delta
 from dynamo_pulumi.kube_names import check_namespace
@@ -54,7 +55,7 @@ from dynamo_pulumi.mode_diff import diff_for_mode
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.program import plan
 from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.user_program import looks_like_program, program_log_lines, run_program_argument
+from dynamo_pulumi.user_program import program_log_lines, run_program_argument
 from dynamo_pulumi.validation.update_verdict import UpdateVerdict, update_verdict
 
 
@@ -94,8 +95,10 @@ def _file_side(argument: str, args: argparse.Namespace) -> Side:
 
 
 def _side(argument: str, args: argparse.Namespace) -> Side:
-    if not args.inline and argument != "-" and looks_like_program(argument):
+    if is_program(argument, args):
         program = run_program_argument(argument, args.stack, args.config)
+        for note in program.notes:
+            warn(note, argument)
         for line in program_log_lines(program.recording, ()):  # its graphs' warnings included: diff prints no other
             print(f"{argument}: {line}", file=sys.stderr)
         return Side(program.plans, [LoadedObject(p.graph) for p in program.plans])
@@ -161,6 +164,8 @@ def run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
     with _inputs(args) as (old_argument, new_argument):
         check_stdin_once([old_argument, new_argument], args.inline)
+        programs = [is_program(a, args) for a in (old_argument, new_argument)]
+        refuse_flags_that_do_not_apply(args, programs=any(programs), files=not all(programs))  # one side may use them
         old, new = _side(old_argument, args), _side(new_argument, args)
         graphs = graph_changes(old, new)
     if not graphs:

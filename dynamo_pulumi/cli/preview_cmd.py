@@ -31,7 +31,17 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from dynamo_pulumi.cli.common import add_common, add_mode, add_output, read_input, subcommand_parser, warn
+from dynamo_pulumi.cli.common import (
+    Given,
+    add_common,
+    add_mode,
+    add_output,
+    given,
+    read_input,
+    subcommand_parser,
+    warn,
+)
+from dynamo_pulumi.cli.exits import UsageError
 from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines, total_text
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program, shown_inputs
@@ -62,7 +72,7 @@ def add_parser(subparsers: Any) -> None:
     add_common(parser)
     add_mode(parser)
     add_program_flags(parser)
-    add_output(parser, ("tree", "json"), "--format")
+    add_output(parser, ("tree", "json"))
     parser.set_defaults(run=run)
 
 
@@ -133,7 +143,7 @@ def graph_sources(source: SourceText) -> list[SourceText]:
 
 def add_program_flags(parser: argparse.ArgumentParser) -> None:
     """``--stack`` and ``--config`` of a PROGRAM argument (shared with ``diff``)."""
-    parser.add_argument("--stack", default=DEFAULT_STACK,
+    parser.add_argument("--stack", default=DEFAULT_STACK, action=Given,
                         help=f"a program's stack: its config is read from Pulumi.<stack>.yaml (default: {DEFAULT_STACK})")
     parser.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                         help="a program's stack config value (repeatable; a key without 'project:' is the project's)")
@@ -147,10 +157,38 @@ def _run_file(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
     return recording, [settle(top.plan) for top in tops]
 
 
+def is_program(argument: str | None, args: argparse.Namespace) -> bool:
+    return bool(argument) and not args.inline and argument != "-" and looks_like_program(str(argument))
+
+
+def refuse_flags_that_do_not_apply(args: argparse.Namespace, programs: bool, files: bool) -> None:
+    """``-n``, ``-p`` and ``--mode`` apply to YAML input, ``--stack`` and ``--config`` to a Pulumi
+    program: given where no input of their kind is (``programs``/``files``: there is one) they
+    would be ignored, so they are a usage error."""
+    file_flags = [flag for flag, on in (("-n/--namespace", args.namespace is not None),
+                                        ("-p/--platform", args.platform is not None),
+                                        ("--mode", given(args, "mode"))) if on]
+    program_flags = [flag for flag, on in (("--stack", given(args, "stack")), ("--config", bool(args.config))) if on]
+    if not files and file_flags:
+        raise UsageError(f"{', '.join(file_flags)} {_apply(file_flags)} to a YAML file; a Pulumi program says "
+                         "them itself (the namespace=, platform= and mode= of its components)")
+    if not programs and program_flags:
+        raise UsageError(f"{', '.join(program_flags)} {_apply(program_flags)} to a Pulumi program (a .py file or a "
+                         "project directory); a YAML file has no stack")
+
+
+def _apply(flags: list[str]) -> str:
+    return "applies" if len(flags) == 1 else "apply"
+
+
 def previewed(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
     """What a preview shows: the registrations and the graphs' plans, of a YAML file or a program."""
-    if args.file and not args.inline and args.file != "-" and looks_like_program(args.file):
+    program = is_program(args.file, args)
+    refuse_flags_that_do_not_apply(args, programs=program, files=not program)
+    if program:
         run = run_program_argument(args.file, args.stack, args.config)
+        for note in run.notes:
+            warn(note)
         return run.recording, run.plans
     return _run_file(args)
 
