@@ -42,6 +42,8 @@ from dynamo_pulumi.cli.common import (
     warn,
 )
 from dynamo_pulumi.cli.exits import UsageError
+from dynamo_pulumi.cli.validate_report import error_document
+from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines, total_text
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program, shown_inputs
@@ -198,13 +200,28 @@ def plan_warnings(plan: GraphPlan) -> list[str]:
     return list(dict.fromkeys([*plan.warnings, *gpu_count_warnings(plan)]))
 
 
+def plan_notes(plan: GraphPlan) -> list[str]:
+    """What the preview shows that a reader may not expect, and why: the planner's ServiceAccount
+    and RoleBinding of a graph without a planner (the operator, cluster-wide, creates them for every
+    graph in the namespace, planner or not: rendering-core 2.9)."""
+    from dynamo_pulumi.constants import COMPONENT_TYPE_PLANNER, PLANNER_SERVICE_ACCOUNT_NAME
+
+    has_planner = any(c.type == COMPONENT_TYPE_PLANNER for c in plan.components)
+    planner_rbac = any(o.kind == "ServiceAccount" and o.name == PLANNER_SERVICE_ACCOUNT_NAME for o in plan.all_objects())
+    if planner_rbac and not has_planner:
+        return [f"{PLANNER_SERVICE_ACCOUNT_NAME} and its RoleBinding are created although the graph has no planner: "
+                "a cluster-wide operator creates them for every graph in the namespace (shared, so several graphs "
+                "co-own them); a namespace-restricted operator (platform namespace.restricted) does not"]
+    return []
+
+
 def graph_json(plan: GraphPlan) -> dict[str, Any]:
     """One graph of ``preview -o json``: every field filled or absent."""
     summary = summarize(plan)
     entry: dict[str, Any] = {
         "kind": plan.kind, "name": plan.name, "namespace": plan.namespace, "mode": plan.mode,
         "dynamoNamespace": summary.dynamo_namespace, "gpus": gpu_delta(None, plan).requested_json(),
-        "warnings": plan_warnings(plan),
+        "warnings": plan_warnings(plan), "notes": plan_notes(plan),
     }
     if summary.frontend_url:
         entry["frontendUrl"] = summary.frontend_url
@@ -214,6 +231,17 @@ def graph_json(plan: GraphPlan) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command; with ``-o json`` an error is also a JSON document on stdout (the text stays
+    on stderr)."""
+    try:
+        return _run(args)
+    except DynamoPulumiError as exc:
+        if args.output == "json":
+            print(json.dumps(error_document(exc), indent=2, sort_keys=True, default=str))
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
     recording, plans = previewed(args)
     for line in program_log_lines(recording, plans):
@@ -243,5 +271,7 @@ def _print_summary(plan: GraphPlan, several: bool) -> None:
     print(f"GPUs requested:   {total_text(gpus.after, gpus.partial_after)}{partial}")
     for line in summary_lines(gpus):
         print(line)
+    for note in plan_notes(plan):
+        print(f"note: {note}")
     for warning in plan_warnings(plan):
         warn(warning)

@@ -154,6 +154,22 @@ def _report_json(r: ObjectReport) -> dict[str, Any]:
     }
 
 
+def error_document(exc: Exception) -> dict[str, Any]:
+    """``{"errors": [...]}``: what ``preview``/``diff -o json`` print on stdout when they stop at
+    an error (a refused graph, an unreadable file, a failing program), so a tool reading JSON gets
+    JSON; each entry is a validate error (``type``, ``message``, ``fix``?, ``path``?, ``value``?,
+    ``line``?, ``column``?) with the object's ``kind`` and ``name`` when there is one."""
+    from dynamo_pulumi.errors import GraphValidationError
+
+    if isinstance(exc, GraphValidationError):
+        subject = {"kind": exc.kind, **({"name": shorten(exc.name)} if exc.name else {})}
+        return {"errors": [{**subject, **_problem_json(Problem.of(e)), **({"file": e.position.file} if e.position else {})}
+                           for e in exc.errors]}
+    if isinstance(exc, InputError):
+        return {"errors": [_problem_json(Problem.of_input(exc, exc.source))]}
+    return {"errors": [{"type": type(exc).__name__, "message": str(exc)}]}
+
+
 def as_json(reports: list[ObjectReport]) -> list[dict[str, Any]]:
     return [_report_json(r) for r in reports]
 
