@@ -177,7 +177,19 @@ def _program_error(exc: BaseException, program: Program) -> ProgramError:
         return ProgramError(message, str(program.main))
     shown = _user_traceback(exc, program)
     text = f"the program raised {type(exc).__name__}: {message}"
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        text += f"; {_missing_module_fix(exc.name, program)}"
     return ProgramError(f"{text}\n{shown}".rstrip(), str(program.main))
+
+
+def _missing_module_fix(module: str, program: Program) -> str:
+    """The program runs in dynamo-pulumi's own Python, so its SDKs must be installed there."""
+    where = f"{sys.executable} -m pip install"
+    requirements = program.directory / "requirements.txt"
+    if requirements.is_file():
+        return (f"the program runs in this Python ({sys.executable}), which lacks {module.split('.')[0]}: install "
+                f"the program's requirements into it (cd {program.directory} && {where} -r requirements.txt)")
+    return f"the program runs in this Python ({sys.executable}), which lacks {module.split('.')[0]}: {where} it"
 
 
 @dataclass

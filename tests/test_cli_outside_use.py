@@ -135,3 +135,15 @@ def test_a_typed_spec_without_a_name_is_not_an_empty_quoted_name(tmp_path, capsy
     assert code == 1
     assert 'error: The GraphSpec is invalid:' in err and '"" is invalid' not in err
     assert 'backend_framework: Unsupported value: "vllmm"' in err
+
+
+def test_a_missing_sdk_says_where_to_install_it(tmp_path, capsys) -> None:
+    directory = tmp_path / "needs-sdk"
+    directory.mkdir()
+    (directory / "Pulumi.yaml").write_text("name: needs-sdk\nruntime: python\n")
+    (directory / "requirements.txt").write_text("pulumi-nosuch\n")
+    (directory / "__main__.py").write_text("import pulumi_nosuch\n")
+    code, _, err = run_cli(capsys, "preview", str(directory))
+    assert code == 1
+    assert "No module named 'pulumi_nosuch'; the program runs in this Python" in err
+    assert f"cd {directory} && " in err and "-m pip install -r requirements.txt" in err
