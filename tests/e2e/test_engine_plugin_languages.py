@@ -14,8 +14,9 @@ parent's type chain (``...::dynamo:index:DynamoGraphDeployment$dynamo:index:Grap
 and sends that URN to Check, Create, ... of the same plugin. ``up`` returns only after that
 resource saw every worker ready, so the Deployments are Available when it does.
 
-Moving a Python stack from the dynamic readiness resource to the plugin replaces the readiness
-resource only (it owns no cluster object): no ``kubernetes:*`` resource is replaced or changed.
+Moving a Python stack from the dynamic readiness resource to the plugin changes no resource: the
+readiness resource's alias carries it over to the plugin's type and the plugin's Diff finds the
+same inputs; only the default providers change (the dynamo one created, pulumi-python's deleted).
 """
 
 from __future__ import annotations
@@ -65,13 +66,13 @@ def _deployments(cluster: LocalCluster, namespace: str) -> dict[str, bool]:
     return out
 
 
-def _assert_graph_served(cluster: LocalCluster, namespace: str, outputs: dict[str, Any]) -> None:
+def _assert_graph_served(cluster: LocalCluster, namespace: str, outputs: dict[str, Any], gpus: int = 2) -> None:
     deployments = _deployments(cluster, namespace)
     names = sorted(deployments)
     assert len(names) == 2 and names[0] == "vllm-agg-frontend" and names[1].startswith("vllm-agg-vllmworker-"), names
     assert all(deployments.values()), f"up returned before every worker was ready: {deployments}"
     assert outputs["state"] == "successful", outputs
-    assert outputs["totalGpus"] == 2
+    assert outputs["totalGpus"] == gpus
     assert outputs["frontendUrl"] == f"http://vllm-agg-frontend.{namespace}.svc.cluster.local:8000"
 
 
@@ -117,12 +118,17 @@ def test_the_typescript_program_deploys_the_graph_through_the_plugin(
 
 MOVING_PROGRAM = f'''
 import pulumi
+import yaml
 
 from dynamo_pulumi.resources import DynamoGraphDeployment, ReadinessOptions
 
 config = pulumi.Config()
+spec = yaml.safe_load(open({str(GRAPH)!r}))
+for component in spec["spec"]["components"]:
+    if component["name"] == "VllmWorker":
+        component["replicas"] = config.get_int("workers") or component["replicas"]
 graph = DynamoGraphDeployment(
-    "vllm-agg", {str(GRAPH)!r}, namespace=config.require("namespace"),
+    "vllm-agg", spec, namespace=config.require("namespace"),
     readiness=ReadinessOptions(timeout={TIMEOUT!r}, provider=config.require("transport")))
 pulumi.export("state", graph.readiness.state)
 pulumi.export("totalGpus", graph.total_gpus)
@@ -148,9 +154,22 @@ def test_moving_a_python_stack_from_the_dynamic_resource_to_the_plugin_replaces_
     kubernetes = {s["urn"]: s["op"] for s in steps if s["type"].startswith("kubernetes:")}
     assert kubernetes and set(kubernetes.values()) == {"same"}, {u: op for u, op in kubernetes.items() if op != "same"}
     assert set(kubernetes) == {u for u, t in before.items() if t.startswith("kubernetes:")}
+    # The alias carries the readiness resource over to the plugin's type; the plugin's Diff finds
+    # the same inputs, so nothing at all changes: only the default providers do.
     changed = {(s["type"], s["op"]) for s in steps if s["op"] != "same"}
-    assert changed == {(READINESS, "create-replacement"), (READINESS, "replace"),
-                       ("pulumi-python:dynamic/dynamo:GraphReadiness", "delete-replaced")}, changed
-    (readiness,) = {s["urn"] for s in steps if s["type"] == READINESS}
-    assert f"::{NESTED}::" in readiness, readiness
+    assert changed == {("pulumi:providers:dynamo", "create"), ("pulumi:providers:pulumi-python", "delete")}, changed
+    (readiness,) = [s for s in steps if s["type"] == READINESS]
+    assert f"::{NESTED}::" in readiness["urn"] and readiness["op"] == "same", readiness
+    resources = [u for u, t in before.items() if not t.startswith("pulumi:providers:")]  # what a summary counts
+    assert moved.result["summary"] == {"same": len(resources)}, moved.result["summary"]
     _assert_graph_served(cluster, namespace, moved.result["outputs"])
+
+    # From now on the plugin waits for this Python program's graph: one more worker is an
+    # in-place update of its Deployment, and up returns once the plugin saw the new pod ready.
+    scaled = run_project(engine, "up", project, config={**config, "transport": "plugin", "workers": "3"})
+    ops = {(s["type"], s["op"]) for s in scaled.steps("pre") if s["op"] != "same"}
+    assert ops == {("kubernetes:apps/v1:Deployment", "update"), (READINESS, "update")}, ops
+    _assert_graph_served(cluster, namespace, scaled.result["outputs"], gpus=3)
+    progress = [e["diagnostic"]["message"] for e in scaled.events
+                if "diagnostic" in e and e["diagnostic"]["urn"] == readiness["urn"]]
+    assert any(line.endswith("vllm-agg: VllmWorker: 3/3 ready\n") for line in progress), progress
