@@ -88,10 +88,10 @@ def test_the_yaml_program_deploys_the_graph_through_the_plugin(
         engine: Engine, cluster: LocalCluster, program_namespace: str, tmp_path: Path):
     project = _copy_example("plugin-yaml", tmp_path)
     engine.cli("stack", "init", "e2e", cwd=project)
-    for key, value in (("namespace", program_namespace), ("readinessTimeout", TIMEOUT)):
-        engine.cli("config", "set", key, value, "--stack", "e2e", cwd=project)
+    engine.cli("config", "set-all", "--plaintext", f"namespace={program_namespace}", "--plaintext",
+               f"readinessTimeout={TIMEOUT}", "--stack", "e2e", cwd=project)
 
-    engine.cli("up", "--yes", "--stack", "e2e", cwd=project)
+    engine.cli("up", "--yes", "--skip-preview", "--stack", "e2e", cwd=project)  # as the Automation API runs it
 
     outputs = json.loads(engine.cli("stack", "output", "--json", "--stack", "e2e", cwd=project).stdout)
     _assert_graph_served(cluster, program_namespace, outputs)
