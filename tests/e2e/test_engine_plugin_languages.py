@@ -17,6 +17,8 @@ resource saw every worker ready, so the Deployments are Available when it does.
 Moving a Python stack from the dynamic readiness resource to the plugin changes no resource: the
 readiness resource's alias carries it over to the plugin's type and the plugin's Diff finds the
 same inputs; only the default providers change (the dynamo one created, pulumi-python's deleted).
+The next change (one more worker) is the plugin's to wait for: its Update returns once the new
+worker is ready, with the progress line under the readiness resource.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ pulumi.export("frontendUrl", graph.frontend_url)
 '''
 
 
-def test_moving_a_python_stack_from_the_dynamic_resource_to_the_plugin_replaces_no_kubernetes_object(
+def test_a_python_stack_moves_to_the_plugin_changing_nothing_then_waits_through_it(
         engine: Engine, cluster: LocalCluster, namespace: str, tmp_path: Path):
     project = tmp_path / "moving"
     project.mkdir()
