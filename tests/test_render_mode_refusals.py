@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import csv
 import re
+from pathlib import Path
 
 import pytest
 import yaml
-from conftest import CONFORMANCE
 
 from dynamo_pulumi.deploy_mode import check_mode, operator_only_errors
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.loading import load_documents, load_graph, parse_yaml
 from dynamo_pulumi.planning.plan import plan_graph
 
-CORPUS = CONFORMANCE / "corpus"
+# Not `from conftest import CONFORMANCE`: with tests/e2e/conftest.py collected first, the module
+# named conftest is that one (both directories are on sys.path), and collection fails.
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "corpus"
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"
 
 

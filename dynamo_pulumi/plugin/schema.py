@@ -133,9 +133,12 @@ def package_schema(version: str = "0.1.0") -> dict[str, Any]:
             READINESS_TYPE: _readiness(),
         },
         "types": _types(),
+        # respectSchemaVersion: the generated Node.js SDK names this version in its package.json and
+        # asks the engine for this plugin version; without it, `pulumi package gen-sdk` (outside
+        # `package add`) writes the placeholder "${VERSION}" and every resource fails "No Major.Minor.Patch".
         "language": {
             "go": {"importBasePath": GO_IMPORT, "modulePath": GO_MODULE, "generateResourceContainerTypes": True},
-            "nodejs": {"packageName": "@pulumi/dynamo"},
+            "nodejs": {"packageName": "@pulumi/dynamo", "respectSchemaVersion": True},
         },
     }
 
