@@ -4,7 +4,7 @@
   ``pulumi-language-yaml`` host;
 * TypeScript: ``examples/plugin-typescript`` with its SDK generated from ``schema.json`` by
   ``pulumi-gen-sdk --language nodejs --local`` (the code generator ``pulumi package gen-sdk
-  --local`` runs, see :mod:`localcluster.node`), ``@pulumi/pulumi`` and TypeScript from npm, run by
+  --local`` runs, see :mod:`localcluster.nodejs`), ``@pulumi/pulumi`` and TypeScript from npm, run by
   the Node.js Automation API's inline program (the Node.js host is not served here);
 * Python: a program with ``ReadinessOptions(provider="plugin")`` (``localcluster.project``).
 
@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, run_project
 
-from localcluster import node
+from e2e.support import run_project
+from localcluster import nodejs as node
 from localcluster.cluster import LocalCluster
 from localcluster.engine import Engine
-from localcluster.tools import ToolSet
+from localcluster.tools import REPO, ToolSet
 
 EXAMPLES = REPO / "examples"
 #: The directory holding ``pulumi-resource-dynamo`` (this venv's), as the examples' ``plugins:`` name it.

@@ -1,6 +1,6 @@
 // Run a Node.js Pulumi project through the real `pulumi` CLI, its program served in this process.
 //
-//   node node_project.js up|preview|refresh|destroy|outputs DIR --program bin/index.js
+//   node nodejs_project.js up|preview|refresh|destroy|outputs DIR --program bin/index.js
 //        [--stack S] [--config KEY=VALUE ...] [--events FILE]
 //
 // The Go language host pulumi-language-nodejs is not served by the module proxy, so a Node.js
@@ -23,7 +23,7 @@ const OPS = ["up", "preview", "refresh", "destroy", "outputs"];
 function parse(argv) {
     const args = { op: argv[0], project: argv[1], stack: "local", config: {}, events: null, program: null };
     if (!OPS.includes(args.op) || !args.project) {
-        throw new Error(`usage: node_project.js ${OPS.join("|")} DIR --program FILE [--stack S] [--config K=V] [--events F]`);
+        throw new Error(`usage: nodejs_project.js ${OPS.join("|")} DIR --program FILE [--stack S] [--config K=V] [--events F]`);
     }
     for (let i = 2; i < argv.length; i += 2) {
         const [flag, value] = [argv[i], argv[i + 1]];

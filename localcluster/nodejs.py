@@ -13,7 +13,7 @@ with ``--ignore-scripts`` (``@pulumi/kubernetes``' install script would ``pulumi
 a provider: nothing is downloaded but packages), then ``npm rebuild @pulumi/dynamo`` runs the
 SDK's own postinstall, which compiles it, as ``npm install`` does for a user.
 
-The program is compiled with the project's TypeScript and run by ``node_project.js``: the Node.js
+The program is compiled with the project's TypeScript and run by ``nodejs_project.js``: the Node.js
 Automation API's inline program (``--client``), since the Node.js language host is not served either.
 """
 
@@ -34,7 +34,7 @@ import yaml
 from .engine import Engine
 from .tools import REPO, ToolSet
 
-DRIVER = Path(__file__).with_name("node_project.js")
+DRIVER = Path(__file__).with_name("nodejs_project.js")
 #: Where the SDK goes in a project, as `pulumi package gen-sdk --out sdks` writes it.
 SDK_DIR = Path("sdks") / "nodejs"
 #: The files of a TypeScript example a project copy takes (node_modules is linked, bin/ compiled).
