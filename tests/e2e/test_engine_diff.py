@@ -38,8 +38,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import Run, run_project
-from engine_plan import (
+
+from e2e.engine_plan import (
     CREATE_FIRST,
     DELETE_FIRST,
     changed,
@@ -48,8 +48,8 @@ from engine_plan import (
     offline_diff,
     step_table,
 )
-from kube_watch import KubeWatch, deletion_started, first_available, ready_endpoints
-
+from e2e.kube_watch import KubeWatch, deletion_started, first_available, ready_endpoints
+from e2e.support import Run, run_project
 from localcluster.cluster import POD_READY_DELAY_ANNOTATION, LocalCluster
 from localcluster.engine import Engine
 from localcluster.nodes import NodePool, node_manifests

@@ -11,21 +11,19 @@ account and their providers' plugins. Their graphs do run here, as far as the AP
 take them without those operators: tests/e2e/test_engine_diff.py deploys the Grove and planner
 graphs (stored and judged by their CRDs, not waited for) beside this one.
 
-The example is copied first: the CLI writes the stack's configuration (``Pulumi.<stack>.yaml``)
-beside ``Pulumi.yaml``.
+The example runs from a copy (the CLI writes its stack file beside ``Pulumi.yaml``).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_project
 
+from e2e.support import project_copy, run_project
 from localcluster.cluster import LocalCluster
 from localcluster.engine import Engine
 from localcluster.tools import REPO
@@ -51,8 +49,7 @@ def _ready(pod: dict) -> bool:
 
 def test_the_aggregated_example_serves_when_up_returns_and_destroy_removes_it(
         engine: Engine, cluster: LocalCluster, example_namespace: str, tmp_path: Path):
-    project = tmp_path / "aggregated-vllm"
-    shutil.copytree(EXAMPLE, project)
+    project = project_copy(EXAMPLE, tmp_path / "aggregated-vllm")
     config = {"namespace": example_namespace, "kubernetes:kubeconfig": str(cluster.kubeconfig)}
 
     up = run_project(engine, "up", project, config=config)

@@ -12,17 +12,15 @@ product the nodes have, the next ``up`` replaces the worker (a new revision) and
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 from pathlib import Path
 
 import yaml
-from conftest import run_project
 
 from dynamo_pulumi.program import default_graph_path
+from e2e.support import root_project, run_project
 from localcluster.cluster import LocalCluster
 from localcluster.engine import Engine
-from localcluster.tools import REPO
 
 TIMEOUT_SECONDS = 15
 READINESS = "dynamo:GraphReadiness"
@@ -43,10 +41,7 @@ def _readiness_steps(run, kind: str) -> list[dict]:
 
 def test_an_unschedulable_worker_fails_at_the_deadline_in_one_message_and_the_fix_finishes_it(
         engine: Engine, cluster: LocalCluster, namespace: str, tmp_path: Path):
-    project = tmp_path / "root"
-    project.mkdir()
-    for name in ("Pulumi.yaml", "__main__.py"):
-        shutil.copy(REPO / name, project / name)
+    project = root_project(tmp_path / "root")
     config = {"dynamo-pulumi:namespace": namespace, "dynamo-pulumi:timeout": f"{TIMEOUT_SECONDS}s",
               "kubernetes:kubeconfig": str(cluster.kubeconfig),
               "dynamo-pulumi:graph": str(_graph(tmp_path / "b200.yaml", "NVIDIA-B200"))}
