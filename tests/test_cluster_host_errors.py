@@ -52,6 +52,20 @@ def test_any_other_error_keeps_its_traceback(host):
     assert text.startswith("Traceback (most recent call last):") and text.rstrip().endswith("KeyError: 'graph'")
 
 
+def test_limit_and_chain_reach_the_real_formatter(host):
+    host_errors.install()
+    try:
+        try:
+            raise KeyError("cause")
+        except KeyError as cause:
+            raise ValueError("effect") from cause
+    except ValueError:
+        whole, unchained = host.traceback.format_exc(), host.traceback.format_exc(chain=False)
+        shallow = host.traceback.format_exc(limit=0)
+    assert "KeyError" in whole and "KeyError" not in unchained
+    assert "File " not in shallow.split("direct cause")[-1] and "File " in whole.split("direct cause")[-1]
+
+
 def test_install_is_idempotent_and_the_rest_of_traceback_is_untouched(host):
     assert host_errors.install() is True
     installed = host.traceback
@@ -65,6 +79,11 @@ def test_outside_the_host_nothing_changes(monkeypatch, name):
     monkeypatch.setitem(sys.modules, "__main__", module)
     assert host_errors.install() is False
     assert module.traceback is traceback
+
+
+def test_a_host_without_traceback_is_left_alone(host):
+    del host.traceback
+    assert host_errors.install() is False and not hasattr(host, "traceback")
 
 
 def test_a_host_whose_traceback_someone_else_replaced_is_left_alone(host):

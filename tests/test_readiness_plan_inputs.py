@@ -22,7 +22,7 @@ from dynamo_pulumi.readiness.plan_inputs import (
     plan_inputs,
     readiness_changes,
 )
-from dynamo_pulumi.resources import DynamoGraphDeployment
+from dynamo_pulumi.resources import DynamoComponentDeployment, DynamoGraphDeployment
 
 COMPARED = ("namespace", "graph", "kind", "mode", "targets", "revision", "pod_selector", "expansion", "predicted")
 
@@ -57,10 +57,29 @@ def test_the_prediction_is_what_the_component_registers(mode, doc, pathway):
     assert {k: registered.inputs[k] for k in COMPARED} == {k: predicted[k] for k in COMPARED}
 
 
+#: A standalone DCD (its pods selected by the component label, not a graph's).
+DCD = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment",
+       "metadata": {"name": "solo", "namespace": "ns"},
+       "spec": {"backendFramework": "vllm", "type": "worker", "replicas": 1,
+                "podTemplate": {"spec": {"containers": [{"name": "main", "image": "nvcr.io/dynamo/vllm:1.0.0",
+                                                         "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}
+
+
+@pytest.mark.parametrize("mode", ["render", "operator"])
+def test_a_standalone_components_prediction_is_what_it_registers(mode):
+    plan = plan_graph(copy.deepcopy(DCD), None, None, "", None, mode=mode)
+    rec, _ = run_program(lambda: DynamoComponentDeployment("solo", plan), preview=False)
+    (registered,) = rec.by_type(READINESS_TYPE)
+    predicted = plan_inputs(plan)
+    assert predicted["pod_selector"] == "nvidia.com/dynamo-component=solo"
+    assert {k: registered.inputs[k] for k in COMPARED} == {k: predicted[k] for k in COMPARED}
+
+
 def test_a_worker_change_updates_the_readiness_resource_with_what_it_watches():
     old, new = _plan(BASE), _plan(_changed(BASE, replicas=3))
     (change,) = readiness_changes(old, new)
-    assert (change.action, change.type, change.pulumi_name, change.object_name) == ("update", READINESS_TYPE, "ns/g", "g")
+    assert (change.action, change.type, change.pulumi_name, change.owner) == ("update", READINESS_TYPE, "ns/g", "g")
+    assert (change.old_name, change.new_name) == ("g", "g")
     assert [f.path for f in change.fields] == ["revision"]
     renamed = copy.deepcopy(BASE)  # a new worker revision: the workers get new names
     _decode(renamed)["podTemplate"]["spec"]["containers"][0]["args"] = ["--max-model-len", "4096"]
@@ -82,8 +101,10 @@ def test_replicas_a_scaling_adapter_owns_are_no_new_wait(mode, pathway):
 def test_the_same_plan_is_same_and_a_graph_on_one_side_is_created_or_deleted():
     plan = _plan(BASE)
     assert [c.action for c in readiness_changes(plan, _plan(BASE))] == ["same"]
-    assert [(c.action, c.pulumi_name) for c in readiness_changes(None, plan)] == [("create", "ns/g")]
-    assert [(c.action, c.pulumi_name) for c in readiness_changes(plan, None)] == [("delete", "ns/g")]
+    made = [(c.action, c.pulumi_name, c.owner, c.old_name, c.new_name) for c in readiness_changes(None, plan)]
+    assert made == [("create", "ns/g", "g", "", "g")]
+    gone = [(c.action, c.pulumi_name, c.owner, c.old_name, c.new_name) for c in readiness_changes(plan, None)]
+    assert gone == [("delete", "ns/g", "g", "g", "")]
     assert readiness_changes(None, None) == []
 
 
@@ -98,4 +119,7 @@ def test_a_renamed_graph_creates_a_new_readiness_resource_and_deletes_the_old():
 def test_a_mode_change_replaces_it_creating_the_new_one_first():
     (change,) = readiness_changes(_plan(BASE), _plan(BASE, "operator"))
     assert change.action == "replace" and not change.delete_before_replace
-    assert "mode" in change.reasons[0] and "mode" in [f.path for f in change.fields]
+    assert change.reasons == ["the readiness resource watches another graph (mode changes): the new one is "
+                              "created and waited for before the old one is deleted"]
+    mode = next(f for f in change.fields if f.path == "mode")
+    assert (mode.old, mode.new) == ("render", "operator")
