@@ -32,7 +32,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.cli.common import (
@@ -55,6 +55,12 @@ from dynamo_pulumi.loading import LoadedObject, load_documents
 from dynamo_pulumi.mode_diff import diff_for_mode
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.program import plan
+from dynamo_pulumi.readiness.plan_inputs import (
+    PLUGIN_READINESS_TYPE,
+    READINESS_TYPE,
+    readiness_changes,
+    readiness_name,
+)
 from dynamo_pulumi.sources import SourceText
 from dynamo_pulumi.user_program import program_log_lines, run_program_argument
 from dynamo_pulumi.validation.update_verdict import UpdateVerdict, update_verdict
@@ -81,10 +87,12 @@ def add_parser(subparsers: Any) -> None:
 
 @dataclass(frozen=True)
 class Side:
-    """The graphs of one side: their plans, and each graph as loaded (for the update verdict)."""
+    """The graphs of one side: their plans, each graph as loaded (for the update verdict), and
+    the type of each graph's readiness resource where a program registered one on the plugin."""
 
     plans: list[GraphPlan]
     loaded: list[LoadedObject]
+    readiness_types: dict[str, str] = field(default_factory=dict)
 
 
 def _file_side(argument: str, args: argparse.Namespace) -> Side:
@@ -102,7 +110,9 @@ def _side(argument: str, args: argparse.Namespace) -> Side:
             warn(note, argument)
         for line in program_log_lines(program.recording, ()):  # its graphs' warnings included: diff prints no other
             print(f"{argument}: {line}", file=sys.stderr)
-        return Side(program.plans, [LoadedObject(p.graph) for p in program.plans])
+        types = {r.name: r.type for r in program.recording.resources
+                 if r.type in (READINESS_TYPE, PLUGIN_READINESS_TYPE)}
+        return Side(program.plans, [LoadedObject(p.graph) for p in program.plans], types)
     return _file_side(argument, args)
 
 
@@ -133,13 +143,20 @@ def _verdict(old: Side, new: Side, i: int | None, j: int | None) -> UpdateVerdic
     return update_verdict(old.loaded[i].object, new.loaded[j], shown.platform, shown.mode)
 
 
+def _readiness_type(side: Side, plan: GraphPlan | None) -> str:
+    """The readiness resource's type token as the program registered it ("" when unknown)."""
+    return side.readiness_types.get(readiness_name(plan), "") if plan is not None else ""
+
+
 def graph_changes(old: Side, new: Side) -> list[GraphChange]:
     changes = []
     for i, j in _pairs(old, new):
         old_plan = old.plans[i] if i is not None else None
         new_plan = new.plans[j] if j is not None else None
         mode_diff = diff_for_mode(old_plan, new_plan, _verdict(old, new, i, j))
-        changes.append(GraphChange(old_plan, new_plan, mode_diff, gpu_delta(old_plan, new_plan)))
+        readiness = readiness_changes(old_plan, new_plan,
+                                      _readiness_type(new, new_plan) or _readiness_type(old, old_plan) or READINESS_TYPE)
+        changes.append(GraphChange(old_plan, new_plan, mode_diff, gpu_delta(old_plan, new_plan), readiness))
     return changes
 
 

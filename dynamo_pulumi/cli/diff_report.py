@@ -25,7 +25,7 @@ paths); totals then sum the known counts and ``partial`` is true (``delta`` ``"u
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.diffing import MISSING, GraphDiff, ObjectChange
@@ -45,12 +45,14 @@ SEE_BELOW = "worker revision: see below"
 
 @dataclass
 class GraphChange:
-    """One graph, OLD and NEW (either may be missing), as diffed in its mode."""
+    """One graph, OLD and NEW (either may be missing), as diffed in its mode, with the step of its
+    readiness resource (:func:`dynamo_pulumi.readiness.plan_inputs.readiness_changes`)."""
 
     old: GraphPlan | None
     new: GraphPlan | None
     diff: ModeDiff
     gpus: GpuDelta
+    readiness: list[ObjectChange] = field(default_factory=list)
 
     @property
     def plan(self) -> GraphPlan:
@@ -69,6 +71,8 @@ class GraphChange:
     @property
     def changed(self) -> bool:
         diff = self.diff
+        if any(c.action != "same" for c in self.readiness):
+            return True
         if diff.objects is None:
             cr = diff.custom_resource
             return bool(diff.expansion) or (cr is not None and cr.action != "same")
@@ -130,8 +134,10 @@ def format_change(
     return lines
 
 
-def _counts_line(diff: GraphDiff) -> str:
+def _counts_line(diff: GraphDiff, readiness: list[ObjectChange]) -> str:
     counts = diff.counts()
+    for change in readiness:
+        counts[change.action] += 1
     return (f"Resources: {counts['create']} to create, {counts['update']} to update, "
             f"{counts['replace']} to replace, {counts['delete']} to delete, {counts['same']} unchanged")
 
@@ -151,7 +157,12 @@ def change_lines(
 
 def format_diff(diff: GraphDiff, show_all: bool = False) -> str:
     """The changes and the counts of a render-mode diff."""
-    return "\n".join([*change_lines(diff, show_all), "\n" + _counts_line(diff)])
+    return "\n".join([*change_lines(diff, show_all), "\n" + _counts_line(diff, [])])
+
+
+def readiness_lines(readiness: list[ObjectChange], show_all: bool = False) -> list[str]:
+    """The readiness resource's step: an update means ``pulumi up`` waits for the graph again."""
+    return [line for change in readiness if change.action != "same" or show_all for line in format_change(change)]
 
 
 def format_expansion_change(item: ExpansionChange, gpus: list[ComponentGpus] | None = None) -> list[str]:
@@ -168,11 +179,12 @@ def format_expansion_change(item: ExpansionChange, gpus: list[ComponentGpus] | N
 
 def format_operator_diff(
     mode_diff: ModeDiff, show_all: bool = False, notes: dict[str, list[ComponentGpus]] | None = None,
-    tables: tuple[OutputTable, ...] = (),
+    tables: tuple[OutputTable, ...] = (), readiness: list[ObjectChange] | None = None,
 ) -> list[str]:
     change = mode_diff.custom_resource
     assert change is not None
     lines = format_change(change, tables=tables) if change.action != "same" or show_all else []
+    lines += readiness_lines(readiness or [], show_all)
     lines.append("\nPredicted expansion (created by the operator, not by Pulumi):")
     for item in mode_diff.expansion:
         lines.extend(format_expansion_change(item, _workload_gpus(item.kind, item.owner, notes or {})))
@@ -198,16 +210,18 @@ def format_graph(graph: GraphChange, show_all: bool, several: bool) -> str:
     lines = [f"=== {graph.kind} {graph.label} ==="] if several else []
     notes = _gpu_changes(graph)
     if diff.objects is None:
-        lines += format_operator_diff(diff, show_all, notes, _tables(graph))
+        lines += format_operator_diff(diff, show_all, notes, _tables(graph), graph.readiness)
         lines += _tail(graph)
         cr = diff.custom_resource
         assert cr is not None
-        lines.append(f"\nCustom resource: {cr.action}; operator objects: {len(diff.expansion)} to change")
+        waits = "".join(f"; readiness: {c.action}" for c in graph.readiness if c.action != "same")
+        lines.append(f"\nCustom resource: {cr.action}{waits}; operator objects: {len(diff.expansion)} to change")
     else:
         lines += [f"{PLANNED}: {rule}" for rule in diff.verdict.replacements]
         lines += change_lines(diff.objects, show_all, notes, _tables(graph))
+        lines += readiness_lines(graph.readiness, show_all)
         lines += _tail(graph)
-        lines.append("\n" + _counts_line(diff.objects))
+        lines.append("\n" + _counts_line(diff.objects, graph.readiness))
     return "\n".join(lines)
 
 
@@ -261,12 +275,13 @@ def _with_gpus(entry: dict[str, Any], notes: dict[str, list[ComponentGpus]]) -> 
 
 def _changes_json(graph: GraphChange, show_all: bool) -> list[dict[str, Any]]:
     diff, label, notes = graph.diff, graph.label, _gpu_changes(graph)
+    readiness = [change_json(c, label) for c in graph.readiness if c.action != "same" or show_all]
     if diff.objects is not None:
         return [_with_gpus(change_json(c, label), notes) for c in diff.objects.changes
-                if c.action != "same" or show_all]
+                if c.action != "same" or show_all] + readiness
     cr = diff.custom_resource
     entries = [change_json(cr, label)] if cr is not None and (cr.action != "same" or show_all) else []
-    return entries + [_with_gpus(expansion_json(item, label), notes) for item in diff.expansion]
+    return entries + readiness + [_with_gpus(expansion_json(item, label), notes) for item in diff.expansion]
 
 
 def _gpus_json(graphs: list[GraphChange]) -> dict[str, Any]:

@@ -22,11 +22,12 @@ from dynamo_pulumi.planning.operator_mode import operator_expansion
 from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.planning.placement import GpuPlacement
-from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject, SpecSource, plan_graph
 from dynamo_pulumi.planning.settled import record_known_values
 from dynamo_pulumi.planning.tokens import DCD_TYPE, DGD_TYPE
 from dynamo_pulumi.planning.typed_outputs import component_counts, total_of
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.readiness.targets import is_workload
 from dynamo_pulumi.resources.children import register
 from dynamo_pulumi.resources.object_registry import claim_objects
 from dynamo_pulumi.resources.operator_mode import (
@@ -57,6 +58,35 @@ def _depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
 def _require_kind(plan: GraphPlan, kind: str, name: str, hint: str) -> None:
     if plan.kind != kind:
         raise InputError(f"{name!r} was given a {plan.kind}; {hint}")
+
+
+Registered = list[tuple[PlannedObject, pulumi.CustomResource]]
+
+
+def register_graph_level(
+    objects: Sequence[PlannedObject], parent: pulumi.Resource, plan: GraphPlan, deps: list[pulumi.Resource],
+    readiness: ReadinessOptions,
+) -> Registered:
+    """The graph-level objects under ``parent``: first those the pods use, then a graph-level
+    workload (the Grove PodCliqueSet) depending on them (see :func:`supporting`)."""
+    def one(planned: PlannedObject, depends_on: list[pulumi.Resource]) -> pulumi.CustomResource:
+        return register(planned, parent, plan.outputs, ignore_changes(planned, plan, None), depends_on,
+                        readiness.timeout_seconds, readiness.wait)
+
+    support = [(planned, one(planned, deps)) for planned in objects if not is_workload(planned.obj)]
+    pods_need = [*deps, *supporting(support)]
+    return [*support, *((planned, one(planned, pods_need)) for planned in objects if is_workload(planned.obj))]
+
+
+def supporting(registered: Registered) -> list[pulumi.CustomResource]:
+    """The graph-level objects the graph's pods use: its ServiceAccounts and RBAC, ConfigMaps
+    (scripts, EPP configuration), claim templates; every workload is created after them.
+
+    Without the order, the ReplicaSet controller may try to create a worker's pods before its
+    ServiceAccount exists ("error looking up service account"): it retries with backoff, so the
+    pods come later than they could and a ``FailedCreate`` warning is left on the workload (seen
+    with the real engine, tests/e2e/test_engine_failure.py). The operator creates them first too."""
+    return [resource for planned, resource in registered if not is_workload(planned.obj)]
 
 
 class DynamoComponentDeployment(pulumi.ComponentResource):
@@ -121,14 +151,13 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
                 self.readiness = register_operator_mode_readiness(self, _graph, readiness, self.custom_resource)
         else:
-            graph_level = [  # a standalone DCD owns what would otherwise be graph-level
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name,
-                         deadline, readiness.wait)
-                for planned in (_graph.graph_objects if standalone else ())
-            ]
+            # A standalone DCD owns what would otherwise be graph-level; its pods need that first.
+            registered = register_graph_level(_graph.graph_objects, self, _graph, deps, readiness) if standalone else []
+            graph_level = [resource for _, resource in registered]
+            pods_need = [*deps, *supporting(registered)]
             self.resources = [
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps,
-                         _graph.name, deadline, readiness.wait)
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), pods_need,
+                         deadline, readiness.wait)
                 for planned in _component.objects
             ]
             if standalone:
@@ -237,17 +266,15 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         }
 
     def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:
-        """Render mode: graph-level objects under the DGD, one DCD per component; awaited kinds
-        get the graph's deadline."""
-        self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name,
-                     readiness.timeout_seconds, readiness.wait)
-            for planned in plan.graph_objects
-        ]
+        """Render mode: graph-level objects under the DGD, one DCD per component (its objects
+        after the graph-level objects their pods use); awaited kinds get the graph's deadline."""
+        registered = register_graph_level(plan.graph_objects, self, plan, deps, readiness)
+        self.graph_resources = [resource for _, resource in registered]
+        pods_need = [*deps, *supporting(registered)]
         self.components = {
             component.name: DynamoComponentDeployment(
                 component.pulumi_name,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=pods_need or None),
                 readiness=readiness,
                 _graph=plan,
                 _component=component,
