@@ -85,8 +85,11 @@ def test_a_signal_ends_the_wait_with_no_credential_file_left(tmp_path, tls_serve
     child, private = _start(tmp_path, tls_server, tls_server.kubeconfig(user=user), "60s")
     try:
         assert _first_line(child).startswith("DynamoGraphDeployment team-a/llm: ")
-        decoded = sorted(p.name for p in private.iterdir())
-        assert len(decoded) == 2  # the client wrote the decoded certificate and key
+        (folder,) = private.iterdir()  # one private directory, the decoded certificate and key in it
+        assert folder.name.startswith("dynamo-pulumi-credentials-") and folder.stat().st_mode & 0o777 == 0o700
+        decoded = sorted(folder.iterdir())
+        assert sorted(p.suffix for p in decoded) == [".crt", ".key"]
+        assert all(p.stat().st_mode & 0o777 == 0o600 for p in decoded)
         child.send_signal(signum)
         sent = time.monotonic()
         child.wait(timeout=20)
