@@ -15,6 +15,7 @@ from dynamo_pulumi.cluster import aio
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.plugin import components, values
+from dynamo_pulumi.plugin.engine_log import Line
 from dynamo_pulumi.plugin.provider import DynamoProvider, _setting
 from dynamo_pulumi.plugin.readiness import PREVIEWED, ReadinessFailure
 from dynamo_pulumi.sources import SourceText
@@ -177,10 +178,13 @@ def test_create_waits_through_the_pool_and_logs_progress(server):
     lines: list[tuple[str, str, bool]] = []
     provider = DynamoProvider("1.0.0", None)
 
-    async def log(message, urn="", *, severity=0, ephemeral=False):
+    def send(message, urn="", *, severity=0, ephemeral=False):
         lines.append((urn, message, ephemeral))
+        line = Line(message, urn, severity, ephemeral)
+        line.sent.set()
+        return line
 
-    provider.log.log = log  # type: ignore[method-assign]
+    provider.log.send = send  # type: ignore[method-assign]
     response = asyncio.run(_resource(provider).create(
         sdk.CreateRequest(URN, values.wire_map(contract.props(server)), 0, False)))
     assert response.resource_id == "team-a/llm"
