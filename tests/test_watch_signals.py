@@ -118,7 +118,8 @@ def test_a_hung_server_ends_the_command_at_its_deadline_in_one_line(tmp_path, se
     _out, err = child.communicate(timeout=START_SECONDS + 60)
     ended = time.monotonic()
     assert child.returncode == 1
-    assert err == f"error: the API server at {server.url} did not answer in time\n"
+    assert err == (f"error: DynamoGraphDeployment team-a/llm not ready after 5s: the API server at {server.url} "
+                   "did not answer in time\n")
     assert ended - server.times[0] < 5 + 5
     assert len(server.log) <= 20 * (ended - server.times[0])
     assert server.requests_to(DEPLOYMENT.path(NS))

@@ -228,7 +228,13 @@ class Waiter:
         """Block until ready; raise WaitTimeout / WaitFailed / ClusterError otherwise."""
         deadline = Deadline.after(self.pace, self.request.timeout_seconds)
         watches = [*self._watches, self._pods]
-        self._list(watches, deadline)
+        try:
+            self._list(watches, deadline)
+        except ClusterError as error:
+            if not deadline.passed():
+                raise
+            # retried until the deadline (a hung or failing server): the deadline ended the wait
+            raise WaitTimeout(f"{self.request.label} {self._headline()}: {error}") from None
         try:
             for watch in watches:
                 watch.start()
@@ -267,11 +273,14 @@ class Waiter:
                         raise _fatal(watch.ref, self.request.namespace, watch.fatal)
                 remaining = deadline.left() or 0.0
                 if remaining <= 0:
-                    by = f" ({self.deadline_by})" if self.deadline_by else ""
-                    raise WaitTimeout(self._report(
-                        f"not ready after {format_go_duration(self.request.timeout_seconds)}{by}", status))
+                    raise WaitTimeout(self._report(self._headline(), status))
                 if self.cache.version == seen:
                     self.cache.changed.wait(timeout=min(remaining, 60.0))
+
+    def _headline(self) -> str:
+        """``not ready after 30s`` (and what set the deadline, when the caller said)."""
+        by = f" ({self.deadline_by})" if self.deadline_by else ""
+        return f"not ready after {format_go_duration(self.request.timeout_seconds)}{by}"
 
     def _report(self, headline: str, status: GraphStatus) -> str:
         lines = self.explain(status)
