@@ -37,7 +37,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -55,8 +54,18 @@ sys.path.insert(0, str(ROOT / "tests"))
 import grpc  # noqa: E402
 import readiness_contract as contract  # noqa: E402
 from google.protobuf import empty_pb2  # noqa: E402
-from plugin_support import FakeEngine, Plugin, from_struct, to_struct, unwrap  # noqa: E402
-from pulumi.runtime.proto import engine_pb2_grpc, provider_pb2  # noqa: E402
+from plugin_support import (  # noqa: E402
+    FakeEngine,
+    Plugin,
+    SilentEngine,
+    StalledEngine,
+    connections_to,
+    from_struct,
+    threads_of,
+    to_struct,
+    unwrap,
+)
+from pulumi.runtime.proto import provider_pb2  # noqa: E402
 from replay_support import ReplayServer, event, listing, stream  # noqa: E402
 from test_cluster_waiter import DEPLOYMENT, deployment  # noqa: E402
 
@@ -112,41 +121,11 @@ def _started(engine: Any) -> Plugin:
         plugin_support._env = original
 
 
-def threads_of(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("Threads:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def peak_rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-def connections_to(pid: int, port: int) -> int:
-    """The process's established TCP connections to ``port`` on loopback."""
-    inodes = set()
-    with contextlib.suppress(OSError):
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            with contextlib.suppress(OSError):
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-                if target.startswith("socket:["):
-                    inodes.add(target[8:-1])
-    count = 0
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError):
-            for line in Path(table).read_text().splitlines()[1:]:
-                parts = line.split()
-                remote, state, inode = parts[2], parts[3], parts[9]
-                if state == "01" and inode in inodes and int(remote.rsplit(":", 1)[1], 16) == port:
-                    count += 1
-    return count
 
 
 class Sampler:
@@ -402,43 +381,6 @@ def case_files(args: argparse.Namespace, folder: Path) -> None:
     finally:
         server.close()
         engine.stop()
-
-
-class _StalledEngine(engine_pb2_grpc.EngineServicer):
-    def __init__(self, release: threading.Event) -> None:
-        self.release = release
-
-    def Log(self, request: Any, context: Any) -> empty_pb2.Empty:
-        self.release.wait(600)
-        return empty_pb2.Empty()
-
-
-class StalledEngine:
-    """An engine whose ``Log`` never returns (until :meth:`stop`)."""
-
-    def __init__(self) -> None:
-        self.release = threading.Event()
-        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
-        engine_pb2_grpc.add_EngineServicer_to_server(_StalledEngine(self.release), self._server)
-        self.address = f"127.0.0.1:{self._server.add_insecure_port('127.0.0.1:0')}"
-        self._server.start()
-
-    def stop(self) -> None:
-        self.release.set()
-        self._server.stop(grace=None)
-
-
-class SilentEngine:
-    """An address that accepts TCP connections and never says a word."""
-
-    def __init__(self) -> None:
-        self._socket = socket.socket()
-        self._socket.bind(("127.0.0.1", 0))
-        self._socket.listen(0)
-        self.address = f"127.0.0.1:{self._socket.getsockname()[1]}"
-
-    def stop(self) -> None:
-        self._socket.close()
 
 
 @dataclass

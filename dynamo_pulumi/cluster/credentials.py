@@ -191,6 +191,14 @@ def _rewrite(config: Any, key: str, body_key: str, name: str, fields: tuple[str,
         return
 
 
+def _uses_tls(view: Mapping[str, Any], cluster: str) -> bool:
+    for entry in view.get("clusters") or []:
+        if isinstance(entry, Mapping) and entry.get("name") == cluster:
+            body = entry.get("cluster")
+            return isinstance(body, Mapping) and str(body.get("server") or "").startswith("https")
+    return False
+
+
 def _source(given: Kubeconfig | None) -> tuple[Any, Any]:
     """(configuration the loader reads, the merger that persists refreshed tokens or None)."""
     from kubernetes.config.kube_config import KubeConfigMerger
@@ -208,20 +216,23 @@ def _source(given: Kubeconfig | None) -> tuple[Any, Any]:
 
 
 def load_configuration(configuration: Any, given: Kubeconfig | None, context: str | None,
-                       store: CredentialStore = STORE) -> Lease:
+                       store: CredentialStore | None = None) -> Lease:
     """Fill the client ``configuration`` from ``given`` (or the ambient ``$KUBECONFIG`` /
     ``~/.kube/config``, merged as the client merges them), the context's inline credentials
     written to ``store``'s files; the caller releases the returned lease when done."""
     from kubernetes.config.kube_config import KubeConfigLoader
 
+    store = store or STORE
     config, merger = _source(given)
-    check_context(plain_view(config), context)
-    cluster, user = chosen_names(plain_view(config), context)
+    view = plain_view(config)
+    check_context(view, context)
+    cluster, user = chosen_names(view, context)
     lease = Lease(store)
     try:
-        _rewrite(config, "clusters", "cluster", cluster, CLUSTER_DATA, lease)
-        if user is not None:
-            _rewrite(config, "users", "user", user, USER_DATA, lease)
+        if _uses_tls(view, cluster):  # the client reads these files for an https server only
+            _rewrite(config, "clusters", "cluster", cluster, CLUSTER_DATA, lease)
+            if user is not None:
+                _rewrite(config, "users", "user", user, USER_DATA, lease)
         options: dict[str, Any] = {"config_persister": merger.save_changes} if merger is not None else {}
         loader = KubeConfigLoader(config_dict=config, active_context=context, config_base_path=None,
                                   temp_file_path=str(store.folder), **options)

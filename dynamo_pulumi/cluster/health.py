@@ -23,6 +23,8 @@ from typing import Final
 
 #: How long the server may be silent before it is worth a line (and how often one is repeated).
 HEARTBEAT_SECONDS: Final = 5.0
+#: How often a caller looks (so a line comes within a second of the silence reaching its length).
+HEARTBEAT_CHECK_SECONDS: Final = 1.0
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,10 @@ class Silence:
         return max(0.0, now - self.since)
 
     def line(self, now: float) -> str:
-        """``the API server at https://... has not answered since 14:02:11Z (25s): retrying list
-        of deployments in team-a (3 failed attempts; last: the API server ... did not answer in time)``."""
+        """``no successful answer from the API server at https://... since 14:02:11Z (25s):
+        retrying list of deployments (apps/v1) in team-a (3 failed attempts; last: HTTP 503: ...)``."""
         clock = time.strftime("%H:%M:%SZ", time.gmtime(self.since_wall))
-        head = f"the API server at {self.host} has not answered since {clock} ({self.seconds(now):.0f}s)"
+        head = f"no successful answer from the API server at {self.host} since {clock} ({self.seconds(now):.0f}s)"
         if not self.failures:
             return f"{head}: waiting for its answer to {self.what}"
         attempts = "1 failed attempt" if self.failures == 1 else f"{self.failures} failed attempts"
@@ -86,10 +88,11 @@ class Health:
     def failed(self, what: str, message: str, token: int | None = None) -> None:
         """``what`` failed with ``message`` (its request ``token`` ends, when given)."""
         with self._lock:
-            if token is not None:
-                self._open.pop(token, None)
+            now_mono, now_wall = self._clock(), self._wall()
+            opened = self._open.pop(token, None) if token is not None else None
+            started = opened[1] if opened is not None else now_mono  # silent since the request went out
             if self._failing_since is None:
-                self._failing_since = (self._clock(), self._wall())
+                self._failing_since = (started, now_wall - (now_mono - started))
             self._failures += 1
             self._last = (what, message)
 

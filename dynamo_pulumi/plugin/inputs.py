@@ -49,7 +49,11 @@ Problem = tuple[str, str]
 def _shown(value: Any) -> str:
     """``value`` in a message: short scalars as written, anything else by its kind alone (a
     kubeconfig or a whole object must not be printed back)."""
-    if isinstance(value, (bool, int, float)) or (isinstance(value, str) and len(value) <= 40):
+    if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 10**15):
+        return repr(value)
+    if isinstance(value, (int, float)):  # a huge whole double arrives as a huge int: shown as written
+        return f"{float(value):g}"
+    if isinstance(value, str) and len(value) <= 40:
         return repr(value)
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
@@ -129,6 +133,16 @@ def _value_problems(news: Mapping[str, Any], flagged: set[str]) -> list[Problem]
     return problems
 
 
+def _nearest(key: str, allowed: set[str]) -> str:
+    """The input ``key`` misspells, or the one input it abbreviates (``timeout`` for
+    ``timeout_seconds``); "" when neither."""
+    hint = nearest(key, sorted(allowed))
+    if hint:
+        return hint
+    longer = [name for name in sorted(allowed) if name.startswith(key)]
+    return longer[0] if len(longer) == 1 else ""
+
+
 def problems(news: Mapping[str, Any], *, state: bool = False) -> list[Problem]:
     """Every problem of the readiness inputs ``news`` as (property, reason), in property order.
 
@@ -138,7 +152,7 @@ def problems(news: Mapping[str, Any], *, state: bool = False) -> list[Problem]:
     found: list[Problem] = []
     for key in news:
         if key not in allowed:
-            hint = nearest(key, allowed)
+            hint = _nearest(key, allowed)
             found.append((key, f"is not an input of {READINESS_TYPE}" + (f" (did you mean {hint!r}?)" if hint else "")))
     for key in REQUIRED_INPUTS:
         if news.get(key) is None:

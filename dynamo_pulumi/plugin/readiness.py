@@ -37,7 +37,7 @@ from pulumi.provider.experimental import provider as sdk
 from pulumi.provider.experimental.property_value import PropertyValue
 
 from dynamo_pulumi.cluster.aio import WAIT_THREADS, ProviderConnection, WaitJob, observe_async, settle_async
-from dynamo_pulumi.cluster.health import HEARTBEAT_SECONDS
+from dynamo_pulumi.cluster.health import HEARTBEAT_CHECK_SECONDS, HEARTBEAT_SECONDS
 from dynamo_pulumi.cluster.provider import (
     NOT_WAITED,
     OUTPUTS,
@@ -175,14 +175,16 @@ class ReadinessResource:
                 beat.cancel()
 
     async def _heartbeat(self, job: WaitJob, progress: ThreadProgress) -> None:
-        """Every :data:`HEARTBEAT_SECONDS`, while the API server has not answered for as long:
-        one status line saying what is retried since when."""
+        """While the API server has not answered for :data:`HEARTBEAT_SECONDS`: a status line
+        saying what is retried since when, again every :data:`HEARTBEAT_SECONDS`."""
+        last = -math.inf
         while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
+            await asyncio.sleep(HEARTBEAT_CHECK_SECONDS)
             silence = job.silence()
             now = time.monotonic()
-            if silence is not None and silence.seconds(now) >= HEARTBEAT_SECONDS:
+            if silence is not None and silence.seconds(now) >= HEARTBEAT_SECONDS and now - last >= HEARTBEAT_SECONDS:
                 progress.say(silence.line(now))
+                last = now
 
     async def _settle(self, urn: str, props: Mapping[str, Any], engine_timeout: float, operation: str) -> dict[str, Any]:
         """Wait (unless ``wait`` is false) and return the status outputs."""
