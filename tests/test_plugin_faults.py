@@ -200,9 +200,8 @@ def test_create_on_inputs_check_never_saw_is_refused_before_any_cluster_call(dri
 
 def test_the_engines_shorter_timeout_ends_the_wait_and_is_named(driver, server):
     server.hang_all = True
-    started = time.monotonic()
     failure = fails(lambda: driver.create(contract.props(server, timeout_seconds=30), timeout=2))
-    assert time.monotonic() - started < 2 + 5
+    assert time.monotonic() - server.times[0] < 2 + 2  # from the first request (a first client imports for seconds)
     assert failure.code == grpc.StatusCode.DEADLINE_EXCEEDED
     assert failure.message == (f"DynamoGraphDeployment team-a/llm not ready after 2s (customTimeouts.create 2s, "
                                f"before timeout_seconds 30s): the API server at {server.url} did not answer in time")
@@ -233,6 +232,14 @@ BUG = ("import sys\n"
        "from dynamo_pulumi.plugin.server import main\n"
        "sys.argv = ['pulumi-resource-dynamo', *sys.argv[1:]]\n"
        "main()\n")
+
+
+#: A prelude that leaves a thread nothing will end (as one stuck in a connect no one answers).
+STUCK = ("import sys, threading, time\n"
+         "threading.Thread(target=time.sleep, args=(600,), name='stuck').start()\n"
+         "from dynamo_pulumi.plugin.server import main\n"
+         "sys.argv = ['pulumi-resource-dynamo', *sys.argv[1:]]\n"
+         "main()\n")
 
 
 # --- TLS, client certificates and credential files ---------------------------------------------
@@ -339,6 +346,19 @@ def test_a_signal_ends_every_wait_removes_the_credentials_and_exits(engine, tls_
         started.close()
 
 
+def test_a_thread_stuck_elsewhere_does_not_hold_the_exit(engine):
+    started = Plugin(engine, command=[sys.executable, "-c", STUCK])
+    try:
+        started.stub.GetPluginInfo(empty_pb2.Empty(), timeout=10)
+        started.process.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        started.process.wait(30)
+        assert time.monotonic() - sent < PROMPT + 1.0
+        assert started.process.returncode == 0
+    finally:
+        started.close()
+
+
 def test_a_bug_in_a_wait_is_internal_its_type_alone_and_leaves_no_credential(engine, tls_server, certificates,
                                                                              tmp_path):
     private = tmp_path / "tmp"
@@ -372,7 +392,7 @@ def test_cancel_ends_every_wait_at_once_and_lets_go_of_the_cluster(own_plugin, s
     with futures.ThreadPoolExecutor(max_workers=3) as pool:
         calls = [pool.submit(driver.create, contract.props(server, ns, timeout_seconds=600)) for ns in namespaces]
         assert until(lambda: watching(server, namespaces), 60) is not None
-        assert own_plugin.connections_to(port) >= 6
+        assert until(lambda: own_plugin.connections_to(port) >= 6, 10) is not None  # two watches a wait
         sent = time.monotonic()
         own_plugin.stub.Cancel(empty_pb2.Empty(), timeout=10)
         answers = [fails(lambda c=c: c.result(10)) for c in calls]

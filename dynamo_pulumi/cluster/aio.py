@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,7 @@ from dynamo_pulumi.cluster.errors import WaitCancelled
 from dynamo_pulumi.cluster.health import Silence
 from dynamo_pulumi.cluster.session import connection_of, open_waiter
 from dynamo_pulumi.cluster.waiter import Progress, Waiter
+from dynamo_pulumi.go_duration import format_go_duration
 from dynamo_pulumi.readiness.drift import drift_summary
 from dynamo_pulumi.readiness.targets import WaitRequest
 
@@ -48,6 +50,8 @@ QUEUE_REFRESH_SECONDS: Final = 5.0
 DROPPED: Final = "the call was dropped (the engine went away or the call's deadline passed)"
 #: Seconds a dropped call waits for its job's thread to end (it holds the slot meanwhile).
 DROP_SECONDS: Final = 2.0
+#: Seconds a cancelled job's answer waits for its thread's own "cancelled" (with its elapsed time).
+CANCEL_SECONDS: Final = 0.5
 
 _pool: ThreadPoolExecutor | None = None
 
@@ -89,6 +93,7 @@ class WaitJob:
     def __init__(self, label: str) -> None:
         self.label = label
         self.cancelled: str | None = None
+        self._started = time.monotonic()
         self._lock = threading.Lock()
         self._waiter: Waiter | None = None
         self._callbacks: list[Callable[[str], None]] = []
@@ -124,6 +129,12 @@ class WaitJob:
         """Raise :class:`WaitCancelled` when cancelled before the wait started."""
         if self.cancelled is not None:
             raise WaitCancelled(f"{self.label}: cancelled before it started: {self.cancelled}")
+
+    def error(self) -> WaitCancelled:
+        """The "cancelled" answer of a job whose thread did not end in time to give its own (the
+        same words as the waiter's)."""
+        elapsed = format_go_duration(max(0, round(time.monotonic() - self._started)))
+        return WaitCancelled(f"{self.label}: cancelled after {elapsed}: {self.cancelled}")
 
     def silence(self) -> Silence | None:
         """Since when the job's API server has not answered (None: it answers, or no client yet)."""
@@ -213,7 +224,10 @@ class WaitSlots:
         loop = asyncio.get_running_loop()
         ticket: asyncio.Future[None] = loop.create_future()
         self._queue.append(ticket)
-        job.on_cancel(lambda reason: loop.call_soon_threadsafe(self._withdraw, ticket, job))
+        def withdraw(_reason: str) -> None:  # any thread may cancel: the queue is the loop's
+            loop.call_soon_threadsafe(self._withdraw, ticket, job)
+
+        job.on_cancel(withdraw)
         shown = 0
         try:
             while not ticket.done():
@@ -262,18 +276,39 @@ def _ignore_queue(_position: int, _running: int) -> None:
 
 
 async def _on_pool(job: WaitJob, call: Callable[..., Any], *args: Any) -> Any:
-    """``call(*args)`` on the wait pool. When the awaiting call is dropped (its task cancelled),
-    the job is cancelled too and its thread given :data:`DROP_SECONDS` to end before the slot is
-    let go: a dropped call leaves neither a connection nor a thread behind."""
-    future = asyncio.get_running_loop().run_in_executor(wait_pool(), call, *args)
+    """``call(*args)`` on the wait pool, answered as soon as the job is cancelled.
+
+    A cancelled job's thread normally ends within moments with its own :class:`WaitCancelled`
+    (its connections are cut); one still busy after :data:`CANCEL_SECONDS` (importing the client,
+    a connect nothing answers) ends in the background, and the call answers "cancelled" now. When
+    the awaiting call itself is dropped (its task cancelled), the job is cancelled too and its
+    thread given :data:`DROP_SECONDS` to end: a dropped call leaves neither a connection nor a
+    thread behind.
+    """
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(wait_pool(), call, *args)
+    cancelled: asyncio.Future[None] = loop.create_future()
+
+    def on_cancel(_reason: str) -> None:
+        loop.call_soon_threadsafe(lambda: cancelled.done() or cancelled.set_result(None))
+
+    job.on_cancel(on_cancel)
     try:
-        return await asyncio.shield(future)
+        await asyncio.wait({future, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        if not future.done():
+            await asyncio.wait({future}, timeout=CANCEL_SECONDS)
     except asyncio.CancelledError:
         job.cancel(DROPPED)
         await asyncio.wait({future}, timeout=DROP_SECONDS)
         if future.done() and not future.cancelled():
             future.exception()  # the job's own WaitCancelled: nobody is left to read it
         raise
+    finally:
+        cancelled.cancel()
+    if future.done():
+        return future.result()
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())  # ends in the background, unread
+    raise job.error()
 
 
 async def settle_async(props: Mapping[str, Any], request: WaitRequest, progress: Progress | None = None,

@@ -51,7 +51,7 @@ class Connections:
 
         owner = self
 
-        def tracked(base: type) -> type:
+        def tracked(base: Any) -> type:
             def connect(conn: Any) -> None:
                 owner._register(conn)
                 base.connect(conn)

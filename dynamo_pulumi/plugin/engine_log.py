@@ -113,7 +113,8 @@ class EngineLog:
         while True:
             line = await queue.get()
             try:
-                request = engine_pb2.LogRequest(severity=line.severity, message=line.message, urn=line.urn,
+                severity: Any = line.severity  # the proto's enum type is an int at run time
+                request = engine_pb2.LogRequest(severity=severity, message=line.message, urn=line.urn,
                                                 ephemeral=line.ephemeral)
                 await self._engine().Log(request, timeout=LOG_SECONDS)
             except asyncio.CancelledError:

@@ -143,32 +143,44 @@ def _nearest(key: str, allowed: set[str]) -> str:
     return longer[0] if len(longer) == 1 else ""
 
 
-def problems(news: Mapping[str, Any], *, state: bool = False) -> list[Problem]:
-    """Every problem of the readiness inputs ``news`` as (property, reason), in property order.
-
-    ``state`` is a resource's saved state (Read): its outputs are expected beside the inputs.
-    """
-    allowed = set(READINESS_PROPERTIES) if state else set(READINESS_PROPERTIES) - set(OUTPUTS)
-    found: list[Problem] = []
-    for key in news:
-        if key not in allowed:
+def _unknown_keys(news: Mapping[str, Any], allowed: set[str]) -> list[Problem]:
+    found = []
+    for key, value in news.items():
+        if key not in allowed and value is not None:  # a null is no value (the SDKs send none)
             hint = _nearest(key, allowed)
             found.append((key, f"is not an input of {READINESS_TYPE}" + (f" (did you mean {hint!r}?)" if hint else "")))
-    for key in REQUIRED_INPUTS:
-        if news.get(key) is None:
-            found.append((key, "is required"))
+    return found
+
+
+def _wrong_types(news: Mapping[str, Any], allowed: set[str]) -> list[Problem]:
+    found = [(key, "is required") for key in REQUIRED_INPUTS if news.get(key) is None]
     for key, value in news.items():
         if key in allowed and value is not None and not is_unknown(value):
             reason = _type_problem(READINESS_PROPERTIES[key][0], value)
             if reason:
                 found.append((key, reason))
-    flagged = {key for key, _ in found}
-    found.extend(_value_problems(news, flagged))
-    flagged = {key for key, _ in found}
-    found.extend((f.property, f.reason) for f in _check_failures(news) if f.property not in flagged
-                 and not f.property.startswith("targets"))
+    return found
+
+
+def _in_order(found: list[Problem]) -> list[Problem]:
+    """``found`` in the schema's property order (``targets[0].name`` sorts as ``targets``)."""
     order = {key: i for i, key in enumerate(READINESS_PROPERTIES)}
     return sorted(found, key=lambda p: order.get(p[0].split("[")[0].split(".")[0], len(order)))
+
+
+def problems(news: Mapping[str, Any], *, state: bool = False) -> list[Problem]:
+    """Every problem of the readiness inputs ``news`` as (property, reason), in property order:
+    the names, then the types, then the values (a property gets the first rule it breaks).
+
+    ``state`` is a resource's saved state (Read): its outputs are expected beside the inputs.
+    """
+    allowed = set(READINESS_PROPERTIES) if state else set(READINESS_PROPERTIES) - set(OUTPUTS)
+    found = _unknown_keys(news, allowed) + _wrong_types(news, allowed)
+    found.extend(_value_problems(news, {key for key, _ in found}))
+    flagged = {key for key, _ in found}
+    found.extend((f.property, f.reason) for f in _check_failures(news)
+                 if f.property not in flagged and not f.property.startswith("targets"))
+    return _in_order(found)
 
 
 def message(found: list[Problem]) -> str:

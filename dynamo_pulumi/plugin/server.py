@@ -15,7 +15,8 @@ input, ``DEADLINE_EXCEEDED`` for a wait past its deadline, ``CANCELLED`` for a c
 
 SIGINT (what the engine sends a plugin it closes, and Ctrl-C) and SIGTERM cancel every wait in
 flight, give their answers :data:`GRACE_SECONDS` to go out, remove the decoded credential files
-and exit within :data:`EXIT_SECONDS` more, whatever thread is still inside a request.
+and exit within :data:`EXIT_SECONDS` more (:func:`exit_promptly`), whatever thread is still
+inside a request. The engine kills a plugin 5 s after its SIGINT; nothing is left on disk by then.
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ async def serve(engine_address: str | None, args: list[str]) -> int:
 
     loop = asyncio.get_running_loop()
     for signum in EXIT_CODES:
-        loop.add_signal_handler(signum, on_signal, signum)
+        with contextlib.suppress(NotImplementedError):  # Windows: Ctrl-C stays a KeyboardInterrupt
+            loop.add_signal_handler(signum, on_signal, signum)
     sys.stdout.write(f"{port}\n")
     sys.stdout.flush()
     ended = asyncio.ensure_future(server.wait_for_termination())
@@ -176,7 +178,9 @@ def _remove_credentials() -> None:
 def exit_promptly(code: int) -> None:
     """End the process with ``code`` within :data:`EXIT_SECONDS`: the credential files removed
     first, the wait and watch threads (cancelled: they end within moments) joined until then, and
-    a thread still stuck (a connect that nothing answers) not waited for."""
+    then ``os._exit``. Nothing is left for the interpreter's own teardown to do, and it took
+    seconds (module finalizers, the gRPC runtime); a thread still stuck (a connect nothing
+    answers, a first import of the Kubernetes client) must not hold the exit either."""
     _remove_credentials()
     if "dynamo_pulumi.cluster.aio" in sys.modules:
         from dynamo_pulumi.cluster import aio
@@ -187,12 +191,10 @@ def exit_promptly(code: int) -> None:
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join(max(0.0, end - time.monotonic()))
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.current_thread()):
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(code)  # the credentials are gone; a thread inside a connect must not hold the exit
-    sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> None:
