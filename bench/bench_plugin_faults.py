@@ -432,16 +432,18 @@ def case_concurrency(args: argparse.Namespace) -> None:
                 namespaces = [f"c{count}-{i}" for i in range(count)]
                 for namespace in namespaces:
                     ready_after(server, namespace, args.ready_after)
+                logged = len(engine.lines())
                 with Sampler(plugin.process.pid) as sampler:
                     started = time.monotonic()
                     calls = [pool.submit(create, plugin, contract.props(server, ns), ns, 600) for ns in namespaces]
                     answers = [c.result() for c in calls]
                     wall = time.monotonic() - started
                 rss = peak_rss_mib(plugin.process.pid)
+            told = {line.urn for line in engine.lines()[logged:] if "queued:" in line.message}
             single = wall if count == 1 else single
             ratio = wall / single if single else 0.0
             print(f"concurrency   {count:>3} graphs: {wall:6.2f} s, ratio {ratio:4.2f}x, peak RSS {rss:6.1f} MiB, "
-                  f"peak threads {sampler.peak} ({summary(answers)})")
+                  f"peak threads {sampler.peak}, {len(told)} told their place in a queue ({summary(answers)})")
     finally:
         engine.stop()
         server.close()
