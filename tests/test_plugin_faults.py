@@ -438,7 +438,9 @@ def test_an_engine_that_does_not_take_lines_delays_no_wait(server, make):
         _, outs = driver.create(contract.props(server))
         took = time.monotonic() - began
         assert unwrap(outs)["state"] == "successful"
-        assert took < 1.0, took  # a ready graph answers at once; the log's share is at most a quarter second
+        # a ready graph answers at once and the log's share is at most a quarter second (the two lines queued
+        # before would take the stalled engine 2 s); slack for a loaded machine
+        assert took < 1.5, took
         assert until(lambda: "DynamoGraphDeployment team-a/llm: Frontend: 2/2 ready" in started.stderr_text(), 5)
     finally:
         started.close()

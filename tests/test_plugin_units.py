@@ -341,7 +341,8 @@ def test_a_full_queue_drops_lines_and_counts_them_and_a_drain_is_bounded():
 
     log, drained, logged = asyncio.run(scenario())
     assert log.dropped == 10  # the queue's worth kept, the rest dropped (the warning took the place of the one in flight)
-    assert drained < engine_log.DRAIN_SECONDS + 0.2 and logged < engine_log.DRAIN_SECONDS + 0.2
+    # bounded (an unbounded drain would wait for 1010 one-second timeouts); slack for a loaded machine
+    assert drained < engine_log.DRAIN_SECONDS + 1.0 and logged < engine_log.DRAIN_SECONDS + 1.0
     log.report()
     assert log.stderr.getvalue().endswith(  # type: ignore[attr-defined]
         "dynamo: 10 log lines dropped (the engine's queue was full), 0 not delivered to the engine in 1s "

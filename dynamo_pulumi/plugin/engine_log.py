@@ -139,13 +139,12 @@ class EngineLog:
 
 
 async def settle_lines(lines: list[Line], seconds: float = DRAIN_SECONDS) -> None:
-    """Wait until ``lines`` were handled, at most ``seconds``."""
-    pending = [asyncio.ensure_future(line.sent.wait()) for line in lines if not line.sent.is_set()]
-    if not pending:
-        return
-    _, late = await asyncio.wait(pending, timeout=seconds)
-    for task in late:
-        task.cancel()
+    """Wait until ``lines`` were handled, at most ``seconds``. The sender handles lines in the
+    order they were queued, so the last one unhandled is the only one to wait for."""
+    pending = [line for line in lines if not line.sent.is_set()]
+    if pending:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(pending[-1].sent.wait(), seconds)
 
 
 class ThreadProgress:
