@@ -8,8 +8,9 @@ stays idle, so each wait is in flight until something ends it. Figures:
 
 * ``cancel``: N waits in flight, the engine's ``Cancel``: seconds until every Create answered
   (and with what status), the plugin's threads and connections to the API server after;
-* ``dropped``: one Create whose caller's gRPC deadline (3 s) passes: seconds until the plugin
-  holds no connection to the API server and is back to its idle thread count;
+* ``dropped``: one Create dropped by its caller while it watches (its gRPC deadline of 3 s passes,
+  or it cancels the call): seconds until the plugin holds no connection to the API server and is
+  back to its idle thread count;
 * ``signals``: N waits in flight with client-certificate kubeconfigs, then SIGINT or SIGTERM:
   seconds until the process exited, files left in its ``$TMPDIR``;
 * ``files``: files in ``$TMPDIR`` after a successful Create, after a Cancel, at the peak and
@@ -281,21 +282,34 @@ def case_cancel(args: argparse.Namespace) -> None:
 
 
 def case_dropped(args: argparse.Namespace) -> None:
+    """The caller drops a Create while it watches (its gRPC deadline of 3 s passes; it cancels the
+    call): how long until the plugin holds no connection to the API server and no wait thread."""
     engine, server = FakeEngine().start(), ReplayServer().start()
     port = server.httpd.server_address[1]
     try:
-        with plugin_with(engine) as plugin:
-            idle = threads_of(plugin.process.pid)
-            unready(server, "dropped")
-            props = contract.props(server, "dropped", timeout_seconds=args.cap)
-            answer = create(plugin, props, "dropped", timeout=3.0)
-            dropped = time.monotonic()
-            gone = until(lambda: connections_to(plugin.process.pid, port) == 0
-                         and threads_of(plugin.process.pid) <= idle + 2, args.cap + 5)
-            print(f"dropped call  the caller's 3 s deadline passed ({answer.code}); the plugin let go of the API "
-                  f"server {shown(gone, args.cap + 5)} later (threads idle {idle}, now {threads_of(plugin.process.pid)}, "
-                  f"connections {connections_to(plugin.process.pid, port)})")
-            del dropped
+        for drop in ("deadline", "cancel"):
+            with plugin_with(engine) as plugin:
+                ready_after(server, f"warm-{drop}", 0.0)
+                create(plugin, contract.props(server, f"warm-{drop}"), f"warm-{drop}", 60)  # imports, first client
+                idle = threads_of(plugin.process.pid)
+                namespace = f"dropped-{drop}"
+                unready(server, namespace)
+                request = create_request(contract.props(server, namespace, timeout_seconds=args.cap), namespace)
+                call = plugin.stub.Create.future(request, timeout=3 if drop == "deadline" else None)
+                until(lambda ns=namespace: open_watches(server, [ns]) == 1
+                      and connections_to(plugin.process.pid, port) >= 2, 3)
+                held = connections_to(plugin.process.pid, port)
+                if drop == "cancel":
+                    call.cancel()
+                else:
+                    with contextlib.suppress(grpc.RpcError):
+                        call.result()
+                gone = until(lambda p=plugin.process.pid, i=idle: connections_to(p, port) == 0 and threads_of(p) <= i + 1,
+                             args.cap + 5)
+                how = "its 3 s deadline passed" if drop == "deadline" else "it cancelled the call"
+                print(f"dropped call  the caller dropped a watching Create ({how}; {held} connections held): the plugin "
+                      f"let go {shown(gone, args.cap + 5)} later (threads idle {idle}, now "
+                      f"{threads_of(plugin.process.pid)}, connections {connections_to(plugin.process.pid, port)})")
     finally:
         server.close()
         engine.stop()

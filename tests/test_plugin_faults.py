@@ -410,14 +410,24 @@ def test_cancel_ends_every_wait_at_once_and_lets_go_of_the_cluster(own_plugin, s
 
 
 @needs_proc
-def test_a_dropped_call_lets_go_of_the_cluster(plugin, server):
+@pytest.mark.parametrize("drop", ["deadline", "cancel"])
+def test_a_dropped_call_lets_go_of_the_cluster(plugin, server, drop):
+    """The caller goes away while the wait watches (its gRPC deadline passes, or it cancels the
+    call): the plugin lets go of the API server and of the wait's threads."""
     port = server.httpd.server_address[1]
+    contract.ready_after_one_change(server, "warm")
+    PluginDriver(plugin).create(contract.props(server, "warm"))  # the client imported: the wait below watches in time
     unready(server)
     idle = plugin.threads
     request = provider_pb2.CreateRequest(urn=READINESS_URN, properties=to_struct(contract.props(server, timeout_seconds=600)))
-    with pytest.raises(grpc.RpcError) as dropped:
-        plugin.stub.Create(request, timeout=3)
-    assert dropped.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    call = plugin.stub.Create.future(request, timeout=3 if drop == "deadline" else None)
+    assert until(lambda: watching(server, [NS]) and plugin.connections_to(port) >= 2, 3) is not None
+    if drop == "cancel":
+        call.cancel()
+    else:
+        with pytest.raises(grpc.RpcError) as dropped:
+            call.result()
+        assert dropped.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert until(lambda: plugin.connections_to(port) == 0 and plugin.threads <= idle + 1, PROMPT) is not None
 
 
