@@ -15,6 +15,7 @@ from dynamo_pulumi.cluster import aio
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.plugin import components, values
+from dynamo_pulumi.plugin.engine_log import Line
 from dynamo_pulumi.plugin.provider import DynamoProvider, _resource_type, _setting
 from dynamo_pulumi.plugin.readiness import PREVIEWED, ReadinessFailure
 from dynamo_pulumi.sources import SourceText
@@ -220,10 +221,13 @@ def test_create_waits_through_the_pool_and_logs_progress(server):
     lines: list[tuple[str, str, bool]] = []
     provider = DynamoProvider("1.0.0", None)
 
-    async def log(message, urn="", *, severity=0, ephemeral=False):
+    def send(message, urn="", *, severity=0, ephemeral=False):
         lines.append((urn, message, ephemeral))
+        line = Line(message, urn, severity, ephemeral)
+        line.sent.set()
+        return line
 
-    provider.log.log = log  # type: ignore[method-assign]
+    provider.log.send = send  # type: ignore[method-assign]
     response = asyncio.run(_resource(provider).create(
         sdk.CreateRequest(URN, values.wire_map(contract.props(server)), 0, False)))
     assert response.resource_id == "team-a/llm"
@@ -344,3 +348,70 @@ def test_build_adopt_imports_the_existing_custom_resource():
 
     assert imported(True) == "default/vllm-agg"
     assert imported(None) == "" and imported(False) == ""
+
+
+# --- the engine log: best effort, bounded ------------------------------------------------------
+
+class _NeverAnswers:
+    """An engine stub whose ``Log`` never returns (a stalled engine), counting the calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def Log(self, request, timeout=None):
+        self.calls += 1
+        await asyncio.sleep(timeout if timeout is not None else 3600)
+        raise TimeoutError
+
+
+def test_a_full_queue_drops_lines_and_counts_them_and_a_drain_is_bounded():
+    import io
+    import time
+
+    from dynamo_pulumi.plugin import engine_log
+
+    async def scenario() -> tuple[engine_log.EngineLog, float, float]:
+        log = engine_log.EngineLog("127.0.0.1:1", stderr=io.StringIO())
+        log._stub = _NeverAnswers()
+        lines = [log.send(f"line {i}", "urn") for i in range(engine_log.QUEUE_LINES + 10)]
+        began = time.monotonic()
+        await engine_log.settle_lines(lines)
+        drained = time.monotonic() - began
+        began = time.monotonic()
+        await log.log("a warning", "urn", severity=engine_log.WARNING)
+        logged = time.monotonic() - began
+        return log, drained, logged
+
+    log, drained, logged = asyncio.run(asyncio.wait_for(scenario(), 10))  # an unbounded drain fails here, not hangs
+    assert log.dropped == 10  # the queue's worth kept, the rest dropped (the warning took the place of the one in flight)
+    # bounded (an unbounded drain would wait for 1010 one-second timeouts); slack for a loaded machine
+    assert drained < engine_log.DRAIN_SECONDS + 1.0 and logged < engine_log.DRAIN_SECONDS + 1.0
+    log.report()
+    assert log.stderr.getvalue().endswith(  # type: ignore[attr-defined]
+        "dynamo: 10 log lines dropped (the engine's queue was full), 0 not delivered to the engine in 1s "
+        "(written here instead)\n")
+
+
+def test_a_line_the_engine_did_not_take_in_time_goes_to_stderr_and_is_counted():
+    import io
+
+    from dynamo_pulumi.plugin import engine_log
+
+    async def scenario() -> engine_log.EngineLog:
+        log = engine_log.EngineLog("127.0.0.1:1", stderr=io.StringIO())
+        log._stub = _NeverAnswers()
+        line = log.send("progress", "urn", ephemeral=True)
+        await asyncio.wait_for(line.sent.wait(), engine_log.LOG_SECONDS + 1)
+        return log
+
+    log = asyncio.run(scenario())
+    assert log.undelivered == 1 and log.stderr.getvalue() == "progress\n"  # type: ignore[attr-defined]
+
+
+def test_the_deadline_is_the_shorter_one_and_names_both():
+    from dynamo_pulumi.plugin.readiness import deadline_of
+
+    assert deadline_of(30.0, 0.0, "create") == (30.0, "")
+    assert deadline_of(30.0, 10.0, "create") == (10.0, "customTimeouts.create 10s, before timeout_seconds 30s")
+    assert deadline_of(30.0, 600.0, "update") == (30.0, "timeout_seconds; customTimeouts.update 10m0s")
+    assert deadline_of(30.0, float("nan"), "create") == (30.0, "")

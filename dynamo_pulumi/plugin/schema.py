@@ -37,7 +37,7 @@ READINESS_PROPERTIES: Final[dict[str, tuple[dict[str, Any], str]]] = {
     "targets": (OBJECTS, "The objects whose status decides readiness: {api_version, kind, namespace, name, component, group}."),
     "revision": (STRING, "Digest of what is deployed; a change waits again."),
     "pod_selector": (STRING, "Label selector of the graph's pods (their problems explain a wait)."),
-    "timeout_seconds": (INTEGER, "Deadline of one wait, in seconds."),
+    "timeout_seconds": (INTEGER, "Deadline of one wait, in seconds (at most 604800: 7 days); the resource's customTimeouts, when shorter, wins."),
     "wait": (BOOLEAN, "False: never wait and never read the cluster."),
     "kubeconfig": (ANY, "Kubeconfig contents, path or parsed document (secret); default: the provider's."),
     "context": (STRING, "Kubeconfig context; default: the provider's."),
