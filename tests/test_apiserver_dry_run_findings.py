@@ -204,6 +204,16 @@ def test_topology_spread_constraints() -> None:
          "labelSelector": {"matchLabels": {"app": "x"}}}]})) == []
 
 
+def test_dns_policy_none_needs_a_dns_config_with_a_nameserver() -> None:
+    """``validatePodDNSConfig`` (found at 2000 mutations: ``dnsPolicy: None`` alone)."""
+    assert _errors(_graph(spec={"dnsPolicy": "None"})) == [
+        f"{WORKER}.spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None"]
+    assert _errors(_graph(spec={"dnsPolicy": "None", "dnsConfig": {"searches": ["svc"]}})) == [
+        f"{WORKER}.spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when "
+        "`dnsPolicy` is None"]
+    assert _errors(_graph(spec={"dnsPolicy": "None", "dnsConfig": {"nameservers": ["10.0.0.10"]}})) == []
+
+
 def test_a_host_network_pod_template_port_is_its_container_port_or_zero() -> None:
     """``validatePodHostNetworkDeps`` (a template may leave hostPort 0)."""
     sidecar = {"name": "metrics", "image": IMAGE, "ports": [{"containerPort": 9400, "hostPort": 9401},

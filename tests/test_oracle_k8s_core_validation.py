@@ -269,8 +269,10 @@ def test_validate_restart_policy_error_cases() -> None:
 
 @pytest.mark.parametrize("policy", ["ClusterFirst", "Default", "ClusterFirstWithHostNet", "None"])
 def test_validate_dns_policy_success_cases(policy: str) -> None:
-    """TestValidateDNSPolicy successCases."""
-    assert _errors(_spec(dnsPolicy=policy)) == []
+    """TestValidateDNSPolicy successCases (``validateDNSPolicy`` alone: a whole pod spec with
+    ``None`` also needs a nameserver, ``validatePodDNSConfig``, so it is given one)."""
+    dns_config = {"dnsConfig": {"nameservers": ["10.0.0.10"]}} if policy == "None" else {}
+    assert _errors(_spec(dnsPolicy=policy, **dns_config)) == []
 
 
 def test_validate_dns_policy_error_cases() -> None:

@@ -24,6 +24,8 @@ from typing import Any
 import yaml
 
 BASE_GRAPH = Path(__file__).resolve().parents[2] / "examples" / "aggregated-vllm" / "graph.yaml"
+#: The seed of every run unless told otherwise (the e2e tier always uses it).
+SEED = 2026
 POD_MODES = ("render", "operator")
 OPERATOR_ONLY = ("operator",)
 
@@ -435,6 +437,9 @@ POD = [
         "dnsConfig", [{"nameservers": ["not-an-ip"]}, {"nameservers": ["1.1.1.1"]},
                       {"options": [{"name": ""}]}, {"searches": ["a" * 254]}],
         lambda d, i, v: _spec(d, i).update(dnsConfig=v))),
+    Template("pod", "dns-none", choice_change(
+        "dnsPolicy None with dnsConfig", [None, {"searches": ["svc.cluster.local"]}, {"nameservers": ["10.0.0.10"]}],
+        lambda d, i, v: _spec(d, i).update({"dnsPolicy": "None", **({"dnsConfig": v} if v is not None else {})}))),
     Template("pod", "host-aliases", choice_change(
         "hostAliases", [[{"ip": "bad", "hostnames": ["h"]}], [{"ip": "10.0.0.1", "hostnames": ["h"]}],
                         [{"ip": "10.0.0.1", "hostnames": ["Bad_Host"]}]],
@@ -572,7 +577,7 @@ TEMPLATES: tuple[Template, ...] = (*RESOURCES, *CONTAINERS, *PORTS, *ENV, *VOLUM
 FAMILIES = tuple(dict.fromkeys(t.family for t in TEMPLATES))
 
 
-def mutations(count: int, seed: int = 2026) -> Iterator[Mutation]:
+def mutations(count: int, seed: int = SEED) -> Iterator[Mutation]:
     """``count`` mutations: templates round-robin, parameters from ``random.Random(seed)``."""
     rng = random.Random(seed)
     for index in range(count):

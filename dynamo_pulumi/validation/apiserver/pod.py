@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, not_supported
+from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, not_supported, required
 from dynamo_pulumi.kube_names import dns1123_label_problems, dns1123_subdomain_problems
 from dynamo_pulumi.placeholders import contains_output_token
 from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
@@ -41,6 +41,7 @@ def pod_spec_errors(spec: Mapping[str, Any], path: Path) -> list[FieldError]:
     errors += containers_errors(spec, volumes, path)
     errors += enum_errors(spec.get("restartPolicy"), path.child("restartPolicy"), RESTART_POLICIES)
     errors += enum_errors(spec.get("dnsPolicy"), path.child("dnsPolicy"), DNS_POLICIES)
+    errors += dns_none_errors(spec, path)
     errors += node_selector_errors(spec.get("nodeSelector"), path.child("nodeSelector"))
     errors += toleration_errors(spec.get("tolerations"), path.child("tolerations"))
     errors += node_affinity_errors(spec.get("affinity"), path.child("affinity"))
@@ -50,6 +51,20 @@ def pod_spec_errors(spec: Mapping[str, Any], path: Path) -> list[FieldError]:
     errors += scheduling_errors(spec, path)
     errors += host_network_port_errors(spec, path)
     return errors
+
+
+def dns_none_errors(spec: Mapping[str, Any], path: Path) -> list[FieldError]:
+    """``validatePodDNSConfig``'s first rule: ``dnsPolicy: None`` needs a ``dnsConfig`` with a
+    nameserver. (The rest of the DNS config is not judged.)"""
+    if spec.get("dnsPolicy") != "None":
+        return []
+    config = spec.get("dnsConfig")
+    if config is None:
+        return [required(path.child("dnsConfig"), "must provide `dnsConfig` when `dnsPolicy` is None")]
+    if isinstance(config, Mapping) and not items(config.get("nameservers")):
+        return [required(path.child("dnsConfig", "nameservers"),
+                         "must provide at least one DNS nameserver when `dnsPolicy` is None")]
+    return []
 
 
 def host_network_port_errors(spec: Mapping[str, Any], path: Path) -> list[FieldError]:
