@@ -32,9 +32,8 @@ from localcluster.dryrun import DryRunner, Endpoint
 
 pytestmark = pytest.mark.skipif(not SHARED_CRDS.is_dir(), reason="../shared/conformance (CRDs, corpus) is not present")
 
-#: Mutations of the differential run in the e2e tier (the bench runs more) and their seed.
+#: Mutations of the differential run in the e2e tier (the bench runs more).
 MUTATIONS = 300
-SEED = 2026
 #: What the cluster cannot judge, and why (anything else unjudged fails the sweep): the operator
 #: creates scaling adapters in nvidia.com/v1alpha1, which its own conversion webhook turns into the
 #: stored v1beta1; the local cluster runs no operator.
@@ -84,7 +83,7 @@ def test_our_verdict_and_the_api_server_agree_on_seeded_mutations_or_the_differe
     runner: DryRunner, namespace: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     started = time.monotonic()
-    drawn = list(mutations.mutations(MUTATIONS, SEED))
+    drawn = list(mutations.mutations(MUTATIONS, mutations.SEED))
     judgements = differential.judge_all(runner, drawn, mutations.base_document(), namespace)
     elapsed = time.monotonic() - started
     _report(capsys, f"differential run: {len(drawn)} mutations, {len(judgements)} judgements in {elapsed:.1f} s",
