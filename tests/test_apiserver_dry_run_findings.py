@@ -19,7 +19,8 @@ from cli_support import BETA, IMAGE
 from dynamo_pulumi.errors import Path
 from dynamo_pulumi.loading import load_graph_entry
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.validation.apiserver.scheduling import preemption_policy_errors
+from dynamo_pulumi.validation.apiserver.env import field_ref_errors, key_selector_errors
+from dynamo_pulumi.validation.apiserver.scheduling import preemption_policy_errors, scheduling_errors
 from dynamo_pulumi.verdict import judge
 
 WORKER = "spec.components[1].podTemplate"
@@ -271,3 +272,65 @@ def test_a_lifecycle_sleep_lasts_no_longer_than_the_grace_period() -> None:
     assert _errors(_graph(main={"lifecycle": {"preStop": {"sleep": {"seconds": -1}}}}))[0].startswith(
         f"{at}: Invalid value: -1: must be non-negative")
     assert _errors(_graph(main={"lifecycle": {"preStop": {"sleep": {"seconds": 0}}}})) == []
+
+
+# --- the new rules as pure functions: every branch and its exact words -----------------------------
+
+
+@pytest.mark.parametrize(("selector", "expected"), [
+    ({"fieldPath": ""}, ["f.fieldPath: Required value"]),
+    ({"apiVersion": "v2", "fieldPath": "metadata.name"},
+     ['f.fieldPath: Invalid value: "metadata.name": error converting fieldPath: unsupported pod version: v2']),
+    ({"fieldPath": "metadata.labels['bad key']"},
+     ["f: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must "
+      "start and end with an alphanumeric character (regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]),
+    ({"fieldPath": "metadata.annotations['Example.com/Key']"}, []),
+    ({"fieldPath": "spec.restartPolicy"},
+     ['f.fieldPath: Unsupported value: "spec.restartPolicy": supported values: "metadata.name", "metadata.namespace", '
+      '"metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", '
+      '"status.podIPs"']),
+    ({"apiVersion": "v1", "fieldPath": "spec.host"}, []),
+    ({"fieldPath": "['x']"}, ["f.fieldPath: Invalid value: \"['x']\": error converting fieldPath: field label not supported: ['x']"]),
+])
+def test_field_ref_rules(selector: dict[str, Any], expected: list[str]) -> None:
+    assert [str(e) for e in field_ref_errors(selector, Path("f"))] == expected
+
+
+@pytest.mark.parametrize(("selector", "expected"), [
+    ({"name": "c"}, ["k.key: Required value"]),
+    ({"name": "c", "key": "."}, ["k.key: Invalid value: \".\": must not be '.'"]),
+    ({"key": "k"}, ['k.name: Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric '
+                    "characters, '-' or '.', and must start and end with an alphanumeric character (regex used for "
+                    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]),
+    ({"name": "c", "key": "a.b_C-1"}, []),
+])
+def test_key_selector_rules(selector: dict[str, Any], expected: list[str]) -> None:
+    assert [str(e) for e in key_selector_errors(selector, Path("k"))] == expected
+
+
+def test_a_config_key_is_at_most_253_characters() -> None:
+    (error,) = key_selector_errors({"name": "c", "key": "k" * 254}, Path("k"))
+    assert (error.path, error.value, error.detail) == ("k.key", "k" * 254, "must be no more than 253 characters")
+
+
+def test_resource_field_ref_needs_a_resource() -> None:
+    (error,) = _errors(_graph(main={"env": [{"name": "X", "valueFrom": {"resourceFieldRef": {"resource": ""}}}]}))
+    assert error == f"{WORKER}.spec.containers[0].env[0].valueFrom.resourceFieldRef.resource: Required value"
+
+
+def test_scheduling_rules() -> None:
+    def errors(**spec: Any) -> list[str]:
+        return [str(e) for e in scheduling_errors(spec, Path("s"))]
+
+    assert errors(nodeName="Node_1") == [
+        's.nodeName: Invalid value: "Node_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric '
+        "characters, '-' or '.', and must start and end with an alphanumeric character (regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]
+    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
+    assert errors(topologySpreadConstraints=[{**spread, "nodeAffinityPolicy": "Maybe"}]) == [
+        's.topologySpreadConstraints[0].nodeAffinityPolicy: Unsupported value: "Maybe": supported values: "Honor", "Ignore"']
+    assert errors(topologySpreadConstraints=[{**spread, "minDomains": 0}]) == [
+        "s.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater than zero"]
+    assert errors(topologySpreadConstraints=[{**spread, "minDomains": 1}]) == []
+    (bad_selector,) = errors(topologySpreadConstraints=[{**spread, "labelSelector": {"matchLabels": {"bad key": "v"}}}])
+    assert bad_selector.startswith('s.topologySpreadConstraints[0].labelSelector.matchLabels: Invalid value: "bad key"')
