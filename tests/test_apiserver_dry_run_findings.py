@@ -299,6 +299,9 @@ def test_field_ref_rules(selector: dict[str, Any], expected: list[str]) -> None:
 @pytest.mark.parametrize(("selector", "expected"), [
     ({"name": "c"}, ["k.key: Required value"]),
     ({"name": "c", "key": "."}, ["k.key: Invalid value: \".\": must not be '.'"]),
+    ({"name": "c", "key": ".."}, ["k.key: Invalid value: \"..\": must not be '..'"]),
+    ({"name": "c", "key": ""}, ["k.key: Required value"]),
+    ({"name": "c", "key": "k" * 253}, []),
     ({"key": "k"}, ['k.name: Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric '
                     "characters, '-' or '.', and must start and end with an alphanumeric character (regex used for "
                     "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]),
