@@ -20,11 +20,11 @@ from contextlib import ExitStack
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "e2e")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import oracle_differential as differential  # noqa: E402
-import oracle_mutations as mutations  # noqa: E402
-import oracle_sweep as sweep  # noqa: E402
+from e2e import oracle_differential as differential  # noqa: E402
+from e2e import oracle_mutations as mutations  # noqa: E402
+from e2e import oracle_sweep as sweep  # noqa: E402
 
 from localcluster.cluster import LocalCluster  # noqa: E402
 from localcluster.crds import cluster_crds  # noqa: E402

@@ -15,11 +15,13 @@ from dynamo_pulumi.cluster import aio
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.plugin import components, values
-from dynamo_pulumi.plugin.provider import DynamoProvider, _setting
+from dynamo_pulumi.plugin.provider import DynamoProvider, _resource_type, _setting
 from dynamo_pulumi.plugin.readiness import PREVIEWED, ReadinessFailure
 from dynamo_pulumi.sources import SourceText
 
 URN = "urn:pulumi:dev::proj::dynamo:index:GraphReadiness::team-a/llm"
+#: The readiness resource a component creates: the engine prefixes the parent's type chain.
+NESTED_URN = "urn:pulumi:dev::proj::dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::team-a/llm"
 
 
 # --- wire values -------------------------------------------------------------------------------
@@ -131,6 +133,47 @@ def test_configure_keeps_the_connection_for_the_readiness_resource():
     assert provider.connection == (None, "red") and resource.connection.context == "red"
     asyncio.run(provider.configure(sdk.ConfigureRequest({}, {}, True, True)))
     assert provider.connection == (None, None)
+
+
+@pytest.mark.parametrize(("urn", "own_type"), [
+    (URN, "dynamo:index:GraphReadiness"),
+    (NESTED_URN, "dynamo:index:GraphReadiness"),
+    # a component inside a component (a YAML or TypeScript program's own component as the parent)
+    ("urn:pulumi:dev::proj::my:app:Stack$dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::g",
+     "dynamo:index:GraphReadiness"),
+    # names may hold "::" (the engine reads the name as everything after the third delimiter)
+    ("urn:pulumi:dev::proj::dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::a::b", "dynamo:index:GraphReadiness"),
+    ("urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev", "pulumi:pulumi:Stack"),
+    ("urn:pulumi:dev::proj::dynamo:index:GraphReadiness", ""),  # no name part: not a resource URN
+    ("", ""),
+])
+def test_the_resource_type_is_the_last_segment_of_the_urns_type_chain(urn, own_type):
+    assert _resource_type(urn) == own_type
+
+
+def test_a_component_child_readiness_resource_is_served_and_other_nested_types_refused():
+    provider = DynamoProvider("1.0.0", None)
+    assert provider._custom(NESTED_URN) is provider._custom(URN)
+    other = "urn:pulumi:dev::proj::dynamo:index:DynamoGraphDeployment$dynamo:index:Other::x"
+    with pytest.raises(InputError, match=r"^the dynamo provider has no custom resource 'dynamo:index:Other'$"):
+        provider._custom(other)
+
+
+@pytest.mark.parametrize("verb", ["check", "diff", "create", "read", "update", "delete"])
+def test_every_verb_routes_a_component_child_to_the_readiness_resource(verb, monkeypatch):
+    from dynamo_pulumi.plugin.readiness import ReadinessResource
+
+    seen: list[str] = []
+
+    async def answer(self, request):
+        seen.append(request.urn)
+        return verb
+
+    monkeypatch.setattr(ReadinessResource, verb, answer)
+    provider = DynamoProvider("1.0.0", None)
+    request = type("Request", (), {"urn": NESTED_URN})()
+    assert asyncio.run(getattr(provider, verb)(request)) == (None if verb == "delete" else verb)
+    assert seen == [NESTED_URN]
 
 
 def test_a_resource_connection_wins_over_the_providers():

@@ -36,7 +36,17 @@ def _setting(args: Mapping[str, Any], variables: Mapping[str, str], key: str) ->
 
 
 def _resource_type(urn: str) -> str:
-    return urn.split("::")[-2] if "::" in urn else ""
+    """The resource's own type token, from ``urn:pulumi:<stack>::<project>::<types>::<name>``.
+
+    ``<types>`` is the parent's type chain joined by ``$``: a ``GraphReadiness`` a component
+    creates is ``dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness`` (type tokens
+    hold no ``$``, so the last segment is the resource's own type, what the wire request's
+    ``type`` field says; the SDK's request objects drop that field and their ``type`` property
+    takes the whole chain). The name may itself contain ``::``: the types are the third part.
+    This is how the engine reads it (``URN.Type()`` of pulumi's ``sdk/go/common/resource/urn``).
+    """
+    parts = urn.split("::", 3)
+    return parts[2].rsplit("$", 1)[-1] if len(parts) == 4 else ""
 
 
 class DynamoProvider(sdk.Provider):

@@ -23,8 +23,9 @@ from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.planning.settled import record_known_values
 from dynamo_pulumi.planning.tokens import DCD_TYPE, DGD_TYPE
-from dynamo_pulumi.planning.typed_outputs import summary_numbers, total_of
+from dynamo_pulumi.planning.typed_outputs import component_counts, total_of
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.children import register
 from dynamo_pulumi.resources.object_registry import claim_objects
@@ -106,6 +107,8 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 claim_objects(_graph, [*_graph.graph_objects, *_component.objects], f'{DCD_KIND} "{name}"')
         self.plan = _graph
         self.component = _component
+        if standalone:
+            record_known_values(_graph.outputs)
         deps = _depends_on(opts)
         readiness = readiness or ReadinessOptions()
         deadline = readiness.timeout_seconds
@@ -138,7 +141,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.workload_kind = pulumi.Output.from_input(summary.workload_kind)
         self.workload_names = pulumi.Output.from_input(summary.workload_names)
         self.service_name = pulumi.Output.from_input(summary.service_name)
-        replicas, gpus = summary_numbers(summary.replicas, summary.gpus, self.plan.outputs)
+        replicas, gpus = component_counts(self.plan, summary)
         self.replicas = pulumi.Output.from_input(replicas)
         self.gpus = pulumi.Output.from_input(gpus)
         self.register_outputs(
@@ -190,6 +193,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
             claim_objects(plan, plan.all_objects(), f'{DGD_KIND} "{name}"')
         self.plan = plan
+        record_known_values(plan.outputs)  # offline tools show the values, never stand-ins
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
@@ -209,10 +213,9 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
         self.frontend_url = pulumi.Output.from_input(summary.frontend_url)
-        self.total_gpus = pulumi.Output.from_input(
-            total_of([c.gpus for c in self.components.values()]) if plan.outputs.integers else summary.total_gpus
-        )
-        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary))
+        counts = {name: component_counts(plan, s) for name, s in summary.components.items()}
+        self.total_gpus = pulumi.Output.from_input(total_of([gpus for _, gpus in counts.values()]))
+        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary, counts))
         self.expansion = pulumi.Output.from_input(operator_expansion(plan))
         self.register_outputs(
             {
@@ -224,14 +227,13 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             }
         )
 
-    def _component_outputs(self, summary: GraphSummary) -> dict[str, Any]:
-        """Per component, its summary; in render mode with the registered DCD's Output-aware
-        replica and GPU counts (operator mode registers no DCD: the summary's own counts)."""
-        if not self.components:
-            return {name: s.as_dict() for name, s in summary.components.items()}
+    @staticmethod
+    def _component_outputs(summary: GraphSummary, counts: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
+        """Per component, its summary with the Output-aware replica and GPU counts (the same the
+        registered DCDs export; operator mode registers none)."""
         return {
-            name: {**s.as_dict(), "replicas": c.replicas, "gpus": c.gpus}
-            for (name, s), c in zip(summary.components.items(), self.components.values(), strict=True)
+            name: {**s.as_dict(), "replicas": counts[name][0], "gpus": counts[name][1]}
+            for name, s in summary.components.items()
         }
 
     def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from oracle_mutations import Doc, Mutation
-from oracle_sweep import custom_resource, table
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import DynamoPulumiError, ErrorType, FieldError, GraphValidationError
@@ -32,6 +30,8 @@ from dynamo_pulumi.loading import load_each
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.sources import SourceText
 from dynamo_pulumi.verdict import judge
+from e2e.oracle_mutations import Doc, Mutation
+from e2e.oracle_sweep import custom_resource, table
 from localcluster.dryrun import DryRunner, Outcome
 
 PLATFORM = Platform.model_validate({"orchestrators": {"lws": {"enabled": True}}})

@@ -21,11 +21,11 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 
-import oracle_differential as differential
-import oracle_mutations as mutations
-import oracle_sweep as sweep
 import pytest
 
+from e2e import oracle_differential as differential
+from e2e import oracle_mutations as mutations
+from e2e import oracle_sweep as sweep
 from localcluster.cluster import LocalCluster
 from localcluster.crds import SHARED_CRDS
 from localcluster.dryrun import DryRunner, Endpoint
