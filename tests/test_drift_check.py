@@ -230,18 +230,24 @@ ALPHA_DOC = {
 }
 
 
-#: An alpha-only componentType: admitted as v1alpha1, but its expansion cannot be predicted
-#: offline (the v1beta1 DCD would be refused), so the program predicts nothing, and neither may
-#: the CLI refuse it (the converted model does not load as v1beta1 again).
-ALPHA_MAIN_DOC = {**ALPHA_DOC, "metadata": {"name": "alpha-main", "namespace": NS},
-                  "spec": {**ALPHA_DOC["spec"], "services": {
-                      **ALPHA_DOC["spec"]["services"],
-                      "VllmWorker": {**ALPHA_DOC["spec"]["services"]["VllmWorker"], "componentType": "main"}}}}
+def _grouped_doc() -> dict[str, Any]:
+    """A graph operator mode sends but whose expansion cannot be predicted offline: no operator
+    code we follow renders ``spec.experimental.componentGroups``, so the program predicts nothing
+    and the CLI may neither refuse it nor predict more. (An alpha-only componentType was this
+    case until operator mode refused it: the v1beta1 CRD's type enum has no such value.)"""
+    doc = graph_doc()
+    doc["metadata"] = {"name": "grouped", "namespace": NS}
+    doc["spec"]["experimental"] = {"componentGroups": [{"name": "pd", "replicas": 1,
+                                                        "components": [{"name": "decode"}]}]}
+    return doc
+
+
+UNPREDICTABLE_DOC = _grouped_doc()
 
 
 def test_the_cli_predicts_each_document_of_a_file_as_the_program_does(tmp_path):
     path = tmp_path / "graphs.yaml"
-    docs = [ALPHA_DOC, ALPHA_MAIN_DOC, graph_doc()]
+    docs = [ALPHA_DOC, UNPREDICTABLE_DOC, graph_doc()]
     path.write_text(yaml.safe_dump_all(docs))
     args = argparse.Namespace(file=str(path), namespace=None, platform=None, mode="operator", timeout="60m",
                               inline=False)
@@ -252,12 +258,12 @@ def test_the_cli_predicts_each_document_of_a_file_as_the_program_does(tmp_path):
                              preview=False)
         (readiness,) = rec.by_type("pulumi-python:dynamic/dynamo:GraphReadiness")
         assert by_graph[name] == readiness.inputs["predicted"], name
-    assert by_graph["alpha"] and by_graph["llm"] and by_graph["alpha-main"] == []
+    assert by_graph["alpha"] and by_graph["llm"] and by_graph["grouped"] == []
 
 
 def test_a_graph_whose_expansion_cannot_be_predicted_says_drift_was_not_checked(server, tmp_path, capsys):
     path = tmp_path / "graph.yaml"
-    path.write_text(yaml.safe_dump({**ALPHA_MAIN_DOC, "metadata": {"name": "llm", "namespace": NS}}))
+    path.write_text(yaml.safe_dump({**UNPREDICTABLE_DOC, "metadata": {"name": "llm", "namespace": NS}}))
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(server.kubeconfig())
     serve_expansion(server, [])
