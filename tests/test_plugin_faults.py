@@ -13,6 +13,7 @@ bug injected into the plugin's own code (``-c`` prelude). What is held:
 * the engine's ``Cancel``, a dropped call, SIGINT and SIGTERM end every wait within two seconds
   and let go of every connection and thread (Linux ``/proc`` tells);
 * no decoded credential file outlives the waits that use it, under any exit;
+* a plugin whose engine vanished without a word (a closed terminal, a kill) ends its waits and exits;
 * a stalled engine, or one that never answers, delays no wait by more than a fraction of a second;
 * a heartbeat line while the API server does not answer.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import math
+import os
 import re
 import shutil
 import signal
@@ -356,6 +358,57 @@ def test_a_thread_stuck_elsewhere_does_not_hold_the_exit(engine):
         assert time.monotonic() - sent < PROMPT + 1.0
         assert started.process.returncode == 0
     finally:
+        started.close()
+
+
+#: An engine that starts the plugin (its arguments), passes on the port and the plugin's pid, and
+#: then dies without a word to it when the test kills it.
+LAUNCHER = ("import subprocess, sys\n"
+            "plugin = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, text=True)\n"
+            "print(plugin.stdout.readline().strip(), plugin.pid, sep='\\n', flush=True)\n"
+            "plugin.wait()\n")
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie nobody reaped yet has ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@needs_proc
+def test_a_plugin_whose_engine_vanished_ends_its_waits_removes_the_credentials_and_exits(engine, tls_server,
+                                                                                       certificates, tmp_path):
+    """The engine dies and tells no plugin (``pulumi up`` in a terminal that is closed: SIGHUP ends
+    the CLI, its plugins run in process groups of their own; seen with the real CLI in
+    ``tests/e2e/test_engine_plugin_signals.py``): the plugin ends its wait, removes the
+    credential files and exits by itself instead of serving nobody until the deadline."""
+    private = tmp_path / "tmp"
+    private.mkdir()
+    unready(tls_server, "orphan")
+    started = Plugin(engine, command=[sys.executable, "-c", LAUNCHER, str(SCRIPT)], env={"TMPDIR": str(private)})
+    assert started.process.stdout is not None
+    pid = int(started.process.stdout.readline())
+    try:
+        driver = PluginDriver(started)
+        with futures.ThreadPoolExecutor(max_workers=1) as pool:
+            call = pool.submit(driver.create, contract.props(tls_server, "orphan", timeout_seconds=600,
+                                                             kubeconfig=client_kubeconfig(tls_server, certificates["a"])))
+            assert until(lambda: watching(tls_server, ["orphan"]), 60) is not None
+            assert len(tmp_files(private)) == 2
+            started.process.kill()
+            started.process.wait(10)
+            answer = fails(lambda: call.result(10))
+            exited = until(lambda: not alive(pid), PROMPT + 1.0)
+        assert answer.code == grpc.StatusCode.CANCELLED
+        assert re.fullmatch(r"DynamoGraphDeployment orphan/llm: cancelled after \d+s: the dynamo plugin was stopped "
+                            r"\(the engine that started it is gone\)", answer.message), answer.message
+        assert exited is not None, "the plugin still runs with its engine gone"
+        assert list(private.iterdir()) == []
+    finally:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
         started.close()
 
 
