@@ -453,13 +453,13 @@ def test_cancel_ends_every_wait_at_once_and_lets_go_of_the_cluster(own_plugin, s
     assert answered < PROMPT
     assert {a.code for a in answers} == {grpc.StatusCode.CANCELLED}
     assert all(re.fullmatch(r"DynamoGraphDeployment cancel-\d/llm: cancelled after \d+s: the engine cancelled the "
-                            r"operation \(pulumi cancel, or Ctrl-C in pulumi up\)", a.message) for a in answers)
+                            r"operation \(Ctrl-C or SIGTERM to pulumi up\)", a.message) for a in answers)
     # no connection left; no watch thread (the three pool threads stay, idle)
     assert until(lambda: own_plugin.connections_to(port) == 0 and own_plugin.threads <= idle + 3, PROMPT) is not None
     later = fails(lambda: driver.create(contract.props(server, namespaces[0])))
     assert later.code == grpc.StatusCode.CANCELLED
     assert later.message == ("DynamoGraphDeployment cancel-0/llm: cancelled before it started: the engine cancelled "
-                             "the operation (pulumi cancel, or Ctrl-C in pulumi up)")
+                             "the operation (Ctrl-C or SIGTERM to pulumi up)")
 
 
 @needs_proc
