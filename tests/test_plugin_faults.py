@@ -40,6 +40,7 @@ import pytest
 import readiness_contract as contract
 from google.protobuf import empty_pb2
 from plugin_support import (
+    LAUNCHER,
     READINESS_URN,
     SCRIPT,
     UNKNOWN,
@@ -49,6 +50,7 @@ from plugin_support import (
     PluginDriver,
     SilentEngine,
     StalledEngine,
+    alive,
     to_struct,
     unwrap,
 )
@@ -359,22 +361,6 @@ def test_a_thread_stuck_elsewhere_does_not_hold_the_exit(engine):
         assert started.process.returncode == 0
     finally:
         started.close()
-
-
-#: An engine that starts the plugin (its arguments), passes on the port and the plugin's pid, and
-#: then dies without a word to it when the test kills it.
-LAUNCHER = ("import subprocess, sys\n"
-            "plugin = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, text=True)\n"
-            "print(plugin.stdout.readline().strip(), plugin.pid, sep='\\n', flush=True)\n"
-            "plugin.wait()\n")
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie nobody reaped yet has ended)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @needs_proc
