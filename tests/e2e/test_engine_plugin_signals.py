@@ -121,11 +121,11 @@ class Run:
         return found
 
     def waiting(self) -> bool:
-        """Whether the plugin's wait has begun: the readiness Create is in flight and the plugin
-        said how many pods are ready."""
+        """Whether the plugin waits for the held worker: the readiness Create is in flight and
+        its progress line says the worker is not ready."""
         events = self.engine_events()
         creating = any(e.get("resourcePreEvent", {}).get("metadata", {}).get("type") == READINESS for e in events)
-        progress = any("ready" in e.get("diagnosticEvent", {}).get("message", "")
+        progress = any("VllmWorker: 0/1 ready" in e.get("diagnosticEvent", {}).get("message", "")
                        and READINESS in e.get("diagnosticEvent", {}).get("urn", "") for e in events)
         return creating and progress
 
