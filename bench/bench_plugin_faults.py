@@ -13,6 +13,8 @@ stays idle, so each wait is in flight until something ends it. Figures:
   back to its idle thread count;
 * ``signals``: N waits in flight with client-certificate kubeconfigs, then SIGINT or SIGTERM:
   seconds until the process exited, files left in its ``$TMPDIR``;
+* ``orphaned``: N waits in flight, then the process that started the plugin dies without a word
+  (``pulumi up`` on SIGHUP, a closed terminal): seconds until the plugin exited, files left;
 * ``files``: files in ``$TMPDIR`` after a successful Create, after a Cancel, at the peak and
   after N concurrent waits with N different kubeconfigs, and after the plugin's exit;
 * ``engine``: the time of one Create on a ready graph with a healthy engine, a stalled one
@@ -56,10 +58,13 @@ import grpc  # noqa: E402
 import readiness_contract as contract  # noqa: E402
 from google.protobuf import empty_pb2  # noqa: E402
 from plugin_support import (  # noqa: E402
+    LAUNCHER,
+    SCRIPT,
     FakeEngine,
     Plugin,
     SilentEngine,
     StalledEngine,
+    alive,
     connections_to,
     from_struct,
     threads_of,
@@ -79,16 +84,17 @@ CODE: Path | None = None
 # --- the plugin process ------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def plugin_with(engine: Any, tmpdir: Path | None = None) -> Iterator[Plugin]:
+def plugin_with(engine: Any, tmpdir: Path | None = None, command: list[str] | None = None) -> Iterator[Plugin]:
     """The plugin started against ``engine`` (anything with ``.address``), its ``$TMPDIR`` a
-    private folder when given, its code from ``--code`` when given."""
+    private folder when given, its code from ``--code`` when given (through ``command``: a
+    launcher of the plugin, when given)."""
     saved = {key: os.environ.get(key) for key in ("TMPDIR", "PYTHONPATH")}
     if tmpdir is not None:
         os.environ["TMPDIR"] = str(tmpdir)
     if CODE is not None:
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(CODE), saved["PYTHONPATH"]) if p)
     try:
-        plugin = _started(engine)
+        plugin = _started(engine, command)
     finally:
         for key, value in saved.items():
             if value is None:
@@ -102,9 +108,9 @@ def plugin_with(engine: Any, tmpdir: Path | None = None) -> Iterator[Plugin]:
             plugin.close()
 
 
-def _started(engine: Any) -> Plugin:
+def _started(engine: Any, command: list[str] | None = None) -> Plugin:
     if CODE is None:
-        return Plugin(engine)
+        return Plugin(engine, command)
     # plugin_support puts the imported dynamo_pulumi's root first; put --code before it.
     import plugin_support
 
@@ -117,7 +123,7 @@ def _started(engine: Any) -> Plugin:
 
     plugin_support._env = env
     try:
-        return Plugin(engine)
+        return Plugin(engine, command)
     finally:
         plugin_support._env = original
 
@@ -344,6 +350,33 @@ def case_signals(args: argparse.Namespace, folder: Path) -> None:
             engine.stop()
 
 
+def case_orphaned(args: argparse.Namespace, folder: Path) -> None:
+    """The plugin's engine dies and tells it nothing: the plugin must notice and exit."""
+    engine, server = FakeEngine().start(), ReplayServer(tls=certificate(folder, "server")).start()
+    tmpdir = Path(tempfile.mkdtemp(prefix="plugin-tmp-", dir=folder))
+    launcher = [sys.executable, "-c", LAUNCHER, str(SCRIPT)]
+    try:
+        configs = client_kubeconfigs(server, folder, 2)
+        with plugin_with(engine, tmpdir, launcher) as started, futures.ThreadPoolExecutor(max_workers=args.waits) as pool:
+            assert started.process.stdout is not None
+            pid = int(started.process.stdout.readline())
+            calls = in_flight(started, server, args.waits, args.cap, configs, pool)
+            during = len(files_in(tmpdir))
+            started.process.kill()
+            started.process.wait(10)
+            exited = until(lambda: not alive(pid), args.cap + 10)
+            answers = [c.result() for c in calls]
+            left = files_in(tmpdir)
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        print(f"{'orphaned':<13} {args.waits} waits: exited {shown(exited, args.cap + 10)} after its engine died; "
+              f"{summary(answers)}")
+        print(f"              files in $TMPDIR while waiting {during}, after exit {len(left)}")
+    finally:
+        server.close()
+        engine.stop()
+
+
 def case_files(args: argparse.Namespace, folder: Path) -> None:
     cert = certificate(folder, "server-files")
     engine, server = FakeEngine().start(), ReplayServer(tls=cert).start()
@@ -463,7 +496,7 @@ def case_concurrency(args: argparse.Namespace) -> None:
         server.close()
 
 
-CASES = ("cancel", "dropped", "signals", "files", "engine", "concurrency")
+CASES = ("cancel", "dropped", "signals", "orphaned", "files", "engine", "concurrency")
 
 
 def main() -> None:
@@ -482,11 +515,11 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-plugin-faults-"))
     try:
         for case in chosen:
-            if case in ("signals", "files") and shutil.which("openssl") is None:
+            if case in ("signals", "orphaned", "files") and shutil.which("openssl") is None:
                 print(f"{case:<13} skipped: the openssl command is not installed")
                 continue
             runner = globals()[f"case_{case}"]
-            if case in ("signals", "files"):
+            if case in ("signals", "orphaned", "files"):
                 runner(args, folder)
             else:
                 runner(args)

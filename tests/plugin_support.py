@@ -317,6 +317,22 @@ class SilentEngine:
         self._socket.close()
 
 
+#: An engine that starts the plugin (its arguments) and passes on the port and the plugin's pid,
+#: one line each, then dies without a word to the plugin when killed (as ``pulumi up`` does on SIGHUP).
+LAUNCHER = ("import subprocess, sys\n"
+            "plugin = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, text=True)\n"
+            "print(plugin.stdout.readline().strip(), plugin.pid, sep='\\n', flush=True)\n"
+            "plugin.wait()\n")
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (Linux ``/proc``; a zombie nobody reaped yet has ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def threads_of(pid: int) -> int:
     """``pid``'s thread count (0 when ``/proc`` cannot tell)."""
     with contextlib.suppress(OSError):

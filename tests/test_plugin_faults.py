@@ -13,6 +13,7 @@ bug injected into the plugin's own code (``-c`` prelude). What is held:
 * the engine's ``Cancel``, a dropped call, SIGINT and SIGTERM end every wait within two seconds
   and let go of every connection and thread (Linux ``/proc`` tells);
 * no decoded credential file outlives the waits that use it, under any exit;
+* a plugin whose engine vanished without a word (a closed terminal, a kill) ends its waits and exits;
 * a stalled engine, or one that never answers, delays no wait by more than a fraction of a second;
 * a heartbeat line while the API server does not answer.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import math
+import os
 import re
 import shutil
 import signal
@@ -39,6 +41,7 @@ import pytest
 import readiness_contract as contract
 from google.protobuf import empty_pb2
 from plugin_support import (
+    LAUNCHER,
     READINESS_URN,
     SCRIPT,
     UNKNOWN,
@@ -48,6 +51,7 @@ from plugin_support import (
     PluginDriver,
     SilentEngine,
     StalledEngine,
+    alive,
     to_struct,
     unwrap,
 )
@@ -342,6 +346,41 @@ def test_a_thread_stuck_elsewhere_does_not_hold_the_exit(engine):
         started.close()
 
 
+@needs_proc
+def test_a_plugin_whose_engine_vanished_ends_its_waits_removes_the_credentials_and_exits(engine, tls_server,
+                                                                                       certificates, tmp_path):
+    """The engine dies and tells no plugin (``pulumi up`` in a terminal that is closed: SIGHUP ends
+    the CLI, its plugins run in process groups of their own; seen with the real CLI in
+    ``tests/e2e/test_engine_plugin_signals.py``): the plugin ends its wait, removes the
+    credential files and exits by itself instead of serving nobody until the deadline."""
+    private = tmp_path / "tmp"
+    private.mkdir()
+    unready(tls_server, "orphan")
+    started = Plugin(engine, command=[sys.executable, "-c", LAUNCHER, str(SCRIPT)], env={"TMPDIR": str(private)})
+    assert started.process.stdout is not None
+    pid = int(started.process.stdout.readline())
+    try:
+        driver = PluginDriver(started)
+        with futures.ThreadPoolExecutor(max_workers=1) as pool:
+            call = pool.submit(driver.create, contract.props(tls_server, "orphan", timeout_seconds=600,
+                                                             kubeconfig=client_kubeconfig(tls_server, certificates["a"])))
+            assert until(lambda: watching(tls_server, ["orphan"]), 60) is not None
+            assert len(tmp_files(private)) == 2
+            started.process.kill()
+            started.process.wait(10)
+            answer = fails(lambda: call.result(10))
+            exited = until(lambda: not alive(pid), PROMPT + 1.0)
+        assert answer.code == grpc.StatusCode.CANCELLED
+        assert re.fullmatch(r"DynamoGraphDeployment orphan/llm: cancelled after \d+s: the dynamo plugin was stopped "
+                            r"\(the engine that started it is gone\)", answer.message), answer.message
+        assert exited is not None, "the plugin still runs with its engine gone"
+        assert list(private.iterdir()) == []
+    finally:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        started.close()
+
+
 def test_a_bug_in_a_wait_is_internal_its_type_alone_and_leaves_no_credential(engine, tls_server, certificates,
                                                                              tmp_path):
     private = tmp_path / "tmp"
@@ -383,13 +422,13 @@ def test_cancel_ends_every_wait_at_once_and_lets_go_of_the_cluster(own_plugin, s
     assert answered < PROMPT
     assert {a.code for a in answers} == {grpc.StatusCode.CANCELLED}
     assert all(re.fullmatch(r"DynamoGraphDeployment cancel-\d/llm: cancelled after \d+s: the engine cancelled the "
-                            r"operation \(pulumi cancel, or Ctrl-C in pulumi up\)", a.message) for a in answers)
+                            r"operation \(Ctrl-C or SIGTERM to pulumi up\)", a.message) for a in answers)
     # no connection left; no watch thread (the three pool threads stay, idle)
     assert until(lambda: own_plugin.connections_to(port) == 0 and own_plugin.threads <= idle + 3, PROMPT) is not None
     later = fails(lambda: driver.create(contract.props(server, namespaces[0])))
     assert later.code == grpc.StatusCode.CANCELLED
     assert later.message == ("DynamoGraphDeployment cancel-0/llm: cancelled before it started: the engine cancelled "
-                             "the operation (pulumi cancel, or Ctrl-C in pulumi up)")
+                             "the operation (Ctrl-C or SIGTERM to pulumi up)")
 
 
 @needs_proc

@@ -10,8 +10,11 @@ The engine starts the plugin for every ``pulumi preview``/``up`` and first asks 
 schema and configuration: the readiness core, the Kubernetes client and the components
 (``pulumi_kubernetes``) are imported at their first use, not at start.
 
-``Cancel`` (``pulumi cancel``, Ctrl-C in ``pulumi up``) and a signal to the plugin end every wait
-in flight, and every later one, with a "cancelled" message (:meth:`DynamoProvider.cancel_all`).
+``Cancel`` and a signal to the plugin end every wait in flight, and every later one, with a
+"cancelled" message (:meth:`DynamoProvider.cancel_all`). The engine sends ``Cancel`` when
+``pulumi up`` gets its first Ctrl-C (SIGINT) or SIGTERM; ``pulumi cancel`` does not reach a
+running update on the file backend (it only deletes the stack's lock files, pulumi v3.274.1
+``diyBackend.CancelCurrentUpdate``), so the message does not name it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from dynamo_pulumi.plugin.tokens import PACKAGE, READINESS_TYPE
 from dynamo_pulumi.plugin.values import UNKNOWN, plain_map, program_value
 
 #: Why the waits end on the engine's ``Cancel``.
-CANCELLED_BY_ENGINE = "the engine cancelled the operation (pulumi cancel, or Ctrl-C in pulumi up)"
+CANCELLED_BY_ENGINE = "the engine cancelled the operation (Ctrl-C or SIGTERM to pulumi up)"
 
 if TYPE_CHECKING:
     from dynamo_pulumi.plugin.readiness import ReadinessResource

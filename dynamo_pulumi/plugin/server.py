@@ -17,6 +17,14 @@ SIGINT (what the engine sends a plugin it closes, and Ctrl-C) and SIGTERM cancel
 flight, give their answers :data:`GRACE_SECONDS` to go out, remove the decoded credential files
 and exit within :data:`EXIT_SECONDS` more (:func:`exit_promptly`), whatever thread is still
 inside a request. The engine kills a plugin 5 s after its SIGINT; nothing is left on disk by then.
+
+An engine can also vanish without a word: ``pulumi up`` in a terminal that is closed (SIGHUP: the
+CLI dies at once and signals no plugin, which run in process groups of their own), or killed.
+The plugin would then serve nobody until its waits' deadlines (an hour by default) and, idle,
+for ever. So a plugin the engine started (an engine address is given) looks every
+:data:`ENGINE_POLL_SECONDS` whether the process that started it is still its parent
+(:func:`engine_gone`), and when not ends like on SIGTERM: every wait cancelled, the credential
+files removed, the process gone.
 """
 
 from __future__ import annotations
@@ -51,6 +59,10 @@ GRACE_SECONDS = 1.0
 EXIT_SECONDS = 1.0
 #: Exit code per signal: SIGINT is how the engine closes a plugin (a normal end), SIGTERM as a shell reports it.
 EXIT_CODES = {signal.SIGINT: 0, signal.SIGTERM: 128 + signal.SIGTERM}
+#: Seconds between two looks at whether the engine that started the plugin is still there.
+ENGINE_POLL_SECONDS = 0.5
+#: Why the waits end when it is not.
+ENGINE_GONE = "the dynamo plugin was stopped (the engine that started it is gone)"
 
 
 def version() -> str:
@@ -136,8 +148,16 @@ DynamoServicer = type(
 )
 
 
-async def serve(engine_address: str | None, args: list[str]) -> int:
-    """Serve until the engine stops the server or a signal arrives; the exit code."""
+async def engine_gone(parent: int, poll: float = ENGINE_POLL_SECONDS) -> None:
+    """Return once ``parent`` (the process that started the plugin) is no longer its parent: it
+    exited, and the plugin was handed to init or a subreaper."""
+    while os.getppid() == parent:
+        await asyncio.sleep(poll)
+
+
+async def serve(engine_address: str | None, args: list[str], parent: int | None = None) -> int:
+    """Serve until the engine stops the server, a signal arrives or ``parent`` (the engine that
+    started the plugin; None: not watched) exits; the exit code."""
     server = grpc.aio.server(options=_GRPC_CHANNEL_OPTIONS)
     provider = DynamoProvider(version(), engine_address)
     servicer = DynamoServicer(args, version(), provider, engine_address=engine_address or "")
@@ -160,9 +180,15 @@ async def serve(engine_address: str | None, args: list[str]) -> int:
     sys.stdout.flush()
     ended = asyncio.ensure_future(server.wait_for_termination())
     stopping = asyncio.ensure_future(stopped.wait())
-    await asyncio.wait({ended, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    orphaned = asyncio.ensure_future(engine_gone(parent)) if parent is not None else loop.create_future()
+    watched = (ended, stopping, orphaned)
+    await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+    if orphaned.done() and not stopping.done():
+        provider.cancel_all(ENGINE_GONE)
+        with contextlib.suppress(Exception):  # the engine read our stderr: the pipe may be gone too
+            sys.stderr.write(f"pulumi-resource-dynamo: the engine that started it (pid {parent}) is gone: exiting\n")
     await server.stop(grace=GRACE_SECONDS)  # the cancelled waits answer "cancelled" meanwhile
-    for task in (ended, stopping):
+    for task in watched:
         task.cancel()
     return EXIT_CODES[received[0]] if received else 0
 
@@ -199,11 +225,12 @@ def exit_promptly(code: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """``pulumi-resource-dynamo [engine-address] [--logtostderr] [-v=N] ...`` (as the engine runs it)."""
+    parent = os.getppid()  # first: the engine may be gone already by the time we serve
     args = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="pulumi-resource-dynamo", description="The dynamo Pulumi provider plugin")
     parser.add_argument("engine", nargs="?", default=None, help="the engine's gRPC address")
     known, _ = parser.parse_known_args(args)
     code = EXIT_CODES[signal.SIGINT]
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C before the loop took over its signals
-        code = asyncio.run(serve(known.engine, args))
+        code = asyncio.run(serve(known.engine, args, parent if known.engine else None))
     exit_promptly(code)
