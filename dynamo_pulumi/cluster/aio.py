@@ -7,9 +7,10 @@ serves every call on one event loop, so each wait runs on a thread of its own po
 machine), so ten graphs would wait in two batches; :data:`WAIT_THREADS` is sized for the graphs
 a program can hold, and a thread that only sleeps on a Condition costs a stack, not a core.
 
-The connection is the resource's own ``kubeconfig``/``context`` when given, else the provider's
-configuration (``dynamo:kubeconfig``, ``dynamo:context``), else the ambient one
-(:func:`dynamo_pulumi.cluster.connection.api_client`).
+The connection is the resource's own ``kubeconfig``/``context``/``cluster`` when given (a
+component's readiness carries its children's), else the ambient one when the resource says its
+children use it (``ambient``), else the provider's configuration (``dynamo:kubeconfig``,
+``dynamo:context``), else the ambient one (:func:`dynamo_pulumi.cluster.connection.api_client`).
 """
 
 from __future__ import annotations
@@ -51,9 +52,10 @@ class ProviderConnection:
         return f"ProviderConnection(kubeconfig={'<given>' if self.kubeconfig else None}, context={self.context!r})"
 
     def applied_to(self, props: Mapping[str, Any]) -> dict[str, Any]:
-        """``props`` with the provider's connection filled in where the resource names none."""
+        """``props`` with the provider's connection filled in where the resource names none and
+        does not say its children use the ambient one."""
         own = connection_of(props)
-        if own.kubeconfig or own.context:
+        if own.kubeconfig or own.context or own.cluster or props.get("ambient") is True:
             return dict(props)
         return {**props, "kubeconfig": self.kubeconfig, "context": self.context}
 

@@ -1,10 +1,11 @@
-"""How to reach the cluster: an explicit kubeconfig or context, else what pulumi-kubernetes uses.
+"""How to reach the cluster: an explicit kubeconfig, context or cluster, else what pulumi-kubernetes uses.
 
-pulumi-kubernetes resolves its connection from provider arguments, then stack config
-(``kubernetes:kubeconfig``, ``kubernetes:context``), then ``$KUBECONFIG``, then
-``~/.kube/config``, then the in-cluster service account. The readiness resource must talk to the
-same cluster; the program side reads the stack config (:func:`ambient_kubeconfig`) and passes
-it as a (secret) input, the provider process resolves the rest the same way here.
+pulumi-kubernetes resolves its connection from provider arguments (a default provider's from
+the stack config ``kubernetes:kubeconfig``, ``kubernetes:context``, ``kubernetes:cluster``), then
+``$KUBECONFIG``, then ``~/.kube/config``, then the in-cluster service account. The readiness
+resource must talk to the same cluster; the program side passes the children's provider's
+settings as (secret) inputs (:mod:`dynamo_pulumi.resources.kube_provider`), and the provider
+process resolves the rest, the ambient connection, the same way here.
 
 A :class:`Connection` is plain data (picklable, printable without secrets); the official
 client's ``ApiClient`` is built from it only when needed, inside the process that talks to the
@@ -31,14 +32,57 @@ REQUEST_TIMEOUT = 30.0
 class Connection:
     """Where the cluster is. ``kubeconfig`` is the file's *contents* (YAML, JSON or one base64
     line), a path to it, or the parsed document (pulumi-eks' ``Cluster.kubeconfig`` is an object
-    Output, not text); :mod:`.kubeconfig` decodes it."""
+    Output, not text); :mod:`.kubeconfig` decodes it. ``cluster`` is pulumi-kubernetes' provider
+    setting of the same name: the kubeconfig cluster the active context is pointed at."""
 
     kubeconfig: str | Mapping[str, Any] | None = None
     context: str | None = None
+    cluster: str | None = None
 
     def __repr__(self) -> str:  # never print a kubeconfig (it holds credentials)
         shown = "<given>" if self.kubeconfig else None
-        return f"Connection(kubeconfig={shown}, context={self.context!r})"
+        return f"Connection(kubeconfig={shown}, context={self.context!r}, cluster={self.cluster!r})"
+
+
+def _entry(item: Any) -> Any:
+    """A kubeconfig list item, whether the client's merger wrapped it or not."""
+    return getattr(item, "value", item)
+
+
+def with_cluster(source: Any, context: str | None, cluster: str) -> Any:
+    """``source`` (a kubeconfig document, or the client's merged one) with its active context
+    pointed at ``cluster``, as pulumi-kubernetes' ``cluster`` setting overrides it."""
+    document = _entry(source)
+    name = context or document.get("current-context")
+    clusters = [_entry(c).get("name") for c in document.get("clusters") or []]
+    if cluster not in clusters:
+        raise ClusterError(f"kubeconfig has no cluster {cluster!r} (the provider's cluster setting)")
+    for item in document.get("contexts") or []:
+        entry = _entry(item)
+        if entry.get("name") == name:
+            entry["context"] = {**(entry.get("context") or {}), "cluster": cluster}
+            return source
+    raise ClusterError(f"kubeconfig has no context {name!r} to point at cluster {cluster!r}")
+
+
+def _cluster_loader(connection: Connection, cluster: str) -> Any:
+    """The client's loader for a connection with a ``cluster`` override (no token refresh is
+    written back: the document is changed in memory)."""
+    import copy
+
+    from kubernetes.config import kube_config
+
+    if connection.kubeconfig:
+        given = decode(connection.kubeconfig)
+        check_context(given.document, connection.context)
+        source: Any = (kube_config.KubeConfigMerger(str(given.path)).config if given.path is not None
+                       else copy.deepcopy(given.document))
+    else:
+        source = kube_config.KubeConfigMerger(kube_config.KUBE_CONFIG_DEFAULT_LOCATION).config
+        if source is None:
+            raise ClusterError(f"no kubeconfig file to select cluster {cluster!r} in ($KUBECONFIG, ~/.kube/config)")
+    return kube_config.KubeConfigLoader(config_dict=with_cluster(source, connection.context, cluster),
+                                        active_context=connection.context)
 
 
 def _from_kubeconfig(connection: Connection) -> Any:
@@ -48,7 +92,9 @@ def _from_kubeconfig(connection: Connection) -> Any:
     configuration = client.Configuration()
     configuration.retries = False  # retrying is the watch layer's job (see cluster.api)
     try:
-        if connection.kubeconfig:
+        if connection.cluster:
+            _cluster_loader(connection, connection.cluster).load_and_set(configuration)
+        elif connection.kubeconfig:
             given = decode(connection.kubeconfig)
             check_context(given.document, connection.context)
             if given.path is not None:  # the client resolves relative file references against it
@@ -90,21 +136,9 @@ def _in_cluster() -> Any:
 
 def api_client(connection: Connection) -> Any:
     """An official-client ``ApiClient`` for ``connection`` (``Any``: the client is untyped)."""
-    if connection.kubeconfig or connection.context or _ambient_file_exists():
+    if connection.kubeconfig or connection.context or connection.cluster or _ambient_file_exists():
         return _from_kubeconfig(connection)
     return _in_cluster()
-
-
-def ambient_kubeconfig() -> tuple[str | None, str | None]:
-    """The stack config pulumi-kubernetes reads (``kubernetes:kubeconfig``, ``kubernetes:context``).
-
-    Called in the Pulumi program, where config is available (the dynamic provider process has
-    no stack config). Either may be None; the provider then falls back to the environment.
-    """
-    import pulumi
-
-    config = pulumi.Config("kubernetes")
-    return config.get("kubeconfig"), config.get("context")
 
 
 def remove_client_files() -> None:

@@ -9,7 +9,8 @@ this transport adds is what the dynamic host cannot give:
 * every call is a coroutine on one event loop: any number of graphs wait at once;
 * progress lines are ephemeral status lines under the resource (:mod:`.engine_log`);
 * the connection may be the provider's configuration (``dynamo:kubeconfig``/``dynamo:context``),
-  read at each call, so a changed kubeconfig is used by the next read or wait;
+  read at each call, so a changed kubeconfig is used by the next read or wait, for a resource
+  that names no connection and whose children do not use the ambient one (``ambient``);
 * preview never touches the cluster: the status outputs are unknown until the wait;
 * the kubeconfig (and any input sent as a secret) comes back as a secret.
 
@@ -93,7 +94,7 @@ class ReadinessResource:
         news, olds = plain_map(request.news), plain_map(request.olds)
         if connection_only(olds, news):  # recorded without a new wait, as the dynamic transport does
             return sdk.UpdateResponse(wire_map(kept_outputs(olds, news), secret_keys(request.news)))
-        outputs = PREVIEWED if request.preview else await self._settle(request.urn, news)
+        outputs = PREVIEWED if request.preview else await self._settle(request.urn, news, "update")
         return sdk.UpdateResponse(_answer(news, outputs, secret_keys(request.news)))
 
     async def read(self, request: sdk.ReadRequest) -> sdk.ReadResponse:
@@ -108,11 +109,11 @@ class ReadinessResource:
         return sdk.ReadResponse(request.resource_id, _answer(props, outputs, secret_keys(request.properties)),
                                 request.inputs)
 
-    async def _settle(self, urn: str, props: Mapping[str, Any]) -> dict[str, Any]:
+    async def _settle(self, urn: str, props: Mapping[str, Any], operation: str = "create") -> dict[str, Any]:
         """Wait (unless ``wait`` is false) and return the status outputs."""
         if props.get("wait", True) is False:
             return dict(NOT_WAITED)
-        target = wait_request(props)
+        target = wait_request(props, operation)
         progress = self.log.from_thread(asyncio.get_running_loop(), urn, target.label)
         try:
             settled = await settle_async(self.connection.applied_to(props), target, progress)
