@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from dynamo_pulumi.constants import CLUSTER_SCOPED_KINDS
 from dynamo_pulumi.planning.options import deletes_first, replace_on_changes
 from dynamo_pulumi.planning.plan import PlannedObject
 from dynamo_pulumi.planning.unknowns import OutputTable, restore
 from dynamo_pulumi.resources.awaits import await_timeouts, with_await_annotations
+from dynamo_pulumi.resources.timeouts import Deadlines
 from dynamo_pulumi.resources.triggers import replacement_trigger
 
 #: API group -> pulumi_kubernetes module (the typed SDK's package layout).
@@ -76,17 +79,37 @@ def _custom_kwargs(obj: dict[str, Any]) -> dict[str, Any]:
     return {"api_version": obj["apiVersion"], "kind": obj["kind"], "metadata": obj.get("metadata"), **rest}
 
 
+@dataclass(frozen=True)
+class ChildPolicy:
+    """What the graph decides for every child: its name (field manager of shared objects), its
+    deadlines (awaited kinds), whether the readiness resource waits, whether to adopt."""
+
+    graph_name: str = ""
+    deadlines: Deadlines | None = None
+    readiness_waits: bool = True
+    #: ``adopt=True`` in render mode: every object is imported by its Kubernetes id.
+    adopt: bool = False
+
+
+def import_id(planned: PlannedObject) -> str:
+    """pulumi-kubernetes' import id of an object: ``namespace/name`` (``name`` when cluster-scoped)."""
+    namespace = (planned.obj.get("metadata") or {}).get("namespace")
+    if planned.kind in CLUSTER_SCOPED_KINDS or not namespace:
+        return planned.name
+    return f"{namespace}/{planned.name}"
+
+
 def child_options(
     planned: PlannedObject,
     parent: pulumi.Resource,
     ignore_changes: list[str] | None = None,
     depends_on: list[pulumi.Resource] | None = None,
-    timeout_seconds: int | None = None,
-    readiness_waits: bool = True,
+    policy: ChildPolicy | None = None,
 ) -> pulumi.ResourceOptions:
-    """Parent, replacement, ignore and await rules for one object (providers flow from the
-    parent). ``timeout_seconds`` is the graph's readiness deadline, given to awaited kinds;
-    ``readiness_waits`` says whether the graph's readiness resource waits (see awaits.py)."""
+    """Parent, replacement, ignore, await and import rules for one object (providers flow from
+    the parent). A namespace-shared patch is never imported: server-side apply already takes
+    the object over, sharing it with the other graphs' patches."""
+    policy = policy or ChildPolicy()
     replace = replace_on_changes(planned.api_version, planned.kind)
     return pulumi.ResourceOptions(
         parent=parent,
@@ -94,8 +117,9 @@ def child_options(
         replace_on_changes=replace or None,
         delete_before_replace=deletes_first(planned) or None,
         depends_on=depends_on or None,
-        custom_timeouts=await_timeouts(planned, timeout_seconds, readiness_waits),
+        custom_timeouts=await_timeouts(planned, policy.deadlines, policy.readiness_waits),
         replacement_trigger=replacement_trigger(planned.api_version, planned.kind, planned.obj),
+        import_=import_id(planned) if policy.adopt and not planned.shared else None,
     )
 
 
@@ -116,7 +140,7 @@ def _register_shared(
         raise TypeError(f"no server-side-apply patch class for {planned.kind}")
     metadata = dict(obj.get("metadata") or {})
     annotations = dict(metadata.get("annotations") or {})
-    annotations[_PATCH_FIELD_MANAGER] = f"{SHARED_FIELD_MANAGER_PREFIX}{graph_name}"
+    annotations.setdefault(_PATCH_FIELD_MANAGER, f"{SHARED_FIELD_MANAGER_PREFIX}{graph_name}")  # the user's wins
     metadata["annotations"] = annotations
     return cls(planned.pulumi_name, opts=opts, **_typed_kwargs({**obj, "metadata": metadata}))
 
@@ -127,15 +151,19 @@ def register(
     outputs: OutputTable,
     ignore_changes: list[str] | None = None,
     depends_on: list[pulumi.Resource] | None = None,
-    graph_name: str = "",
-    timeout_seconds: int | None = None,
-    readiness_waits: bool = True,
+    policy: ChildPolicy | None = None,
 ) -> pulumi.CustomResource:
-    """Create the Pulumi resource for one planned object, Outputs restored at their leaves."""
-    obj = with_await_annotations(restore(planned.obj, outputs), planned, readiness_waits)
-    opts = child_options(planned, parent, ignore_changes, depends_on, timeout_seconds, readiness_waits)
+    """Create the Pulumi resource for one planned object, Outputs restored at their leaves.
+
+    An adopted object is registered exactly as rendered (no ``pulumi.com/skipAwait`` of ours),
+    so its import matches the live object; the next ``pulumi up`` without ``adopt`` adds it."""
+    policy = policy or ChildPolicy()
+    obj = restore(planned.obj, outputs)
+    if not policy.adopt:
+        obj = with_await_annotations(obj, planned, policy.readiness_waits)
+    opts = child_options(planned, parent, ignore_changes, depends_on, policy)
     if planned.shared:
-        return _register_shared(planned, obj, opts, graph_name)
+        return _register_shared(planned, obj, opts, policy.graph_name)
     cls = typed_class(planned.api_version, planned.kind)
     if cls is not None:
         return cls(planned.pulumi_name, opts=opts, **_typed_kwargs(obj))
