@@ -27,7 +27,7 @@ from dynamo_pulumi.planning.operator_mode import operator_expansion
 from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.planning.placement import GpuPlacement
-from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject, SpecSource, plan_graph
 from dynamo_pulumi.planning.tokens import DCD_TYPE, DGD_TYPE
 from dynamo_pulumi.planning.typed_outputs import summary_numbers, total_of
 from dynamo_pulumi.platform import Platform
@@ -166,7 +166,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.expansion = pulumi.Output.from_input(operator_expansion(_graph) if standalone else [])
         self._export(self.summary)
 
-    def _register_all(self, planned_objects: Sequence[Any], owner: ComponentPlan | None,
+    def _register_all(self, planned_objects: Sequence[PlannedObject], owner: ComponentPlan | None,
                       deps: list[pulumi.Resource], policy: ChildPolicy) -> list[Registered]:
         """Register objects under this component (a standalone DCD owns what would otherwise be
         graph-level: ``owner`` None), remembering each with its resource for readiness."""

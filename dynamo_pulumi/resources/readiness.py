@@ -99,6 +99,13 @@ class ReadinessOptions:
         return DEFAULT_TIMEOUT_SECONDS if given is None else given
 
 
+def _secret(kubeconfig: Kubeconfig) -> pulumi.Output[Any]:
+    """The kubeconfig as a secret; a provider's that turns out to be absent stays absent."""
+    if not isinstance(kubeconfig, pulumi.Output):
+        return pulumi.Output.secret(kubeconfig)
+    return kubeconfig.apply(lambda value: None if value is None else pulumi.Output.secret(value))
+
+
 @dataclass
 class ReadinessArgs:
     """The readiness resource's inputs (see the module docstring for their meaning)."""
@@ -123,7 +130,7 @@ class ReadinessArgs:
     predicted: list[dict[str, Any]] = field(default_factory=list)
 
     def props(self) -> dict[str, Any]:
-        kubeconfig = pulumi.Output.secret(self.kubeconfig) if self.kubeconfig is not None else None
+        kubeconfig = _secret(self.kubeconfig) if self.kubeconfig is not None else None
         props = {
             "mode": self.mode,
             "kind": self.kind,

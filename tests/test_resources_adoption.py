@@ -1,0 +1,61 @@
+"""``adopt=True`` and ``opts.import_`` (issue 25, item 6), under mocks: in render mode every rendered
+object is imported by its Kubernetes id (never silently ignored), exactly as rendered so the
+import matches what ``kubectl apply`` of ``dynamo-pulumi render`` created; ``import_`` on the
+component, which Pulumi ignores on a component, is one error naming ``adopt``."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+from resources_fixtures import graph_doc
+
+from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.mocks import Recording, run_program
+from dynamo_pulumi.resources import DynamoComponentDeployment, DynamoGraphDeployment
+
+
+def _run(adopt: bool, mode: str = "render") -> Recording:
+    rec, _ = run_program(lambda: DynamoGraphDeployment("llm", graph_doc(), mode=mode, adopt=adopt), preview=True)
+    return rec
+
+
+def test_adopt_in_render_mode_imports_every_rendered_object_by_namespace_and_name():
+    rec = _run(adopt=True)
+    objects = [r for r in rec.resources if r.custom and r.type.startswith("kubernetes:")]
+    imported = {r.type: r.import_id for r in objects if not r.type.endswith("Patch")}
+    assert imported and all(r.import_id == f"team-a/{r.object_name}" for r in objects if not r.type.endswith("Patch"))
+    assert len(imported) >= 4  # Deployments, Services, RBAC
+    # a shared patch is not imported: server-side apply takes the object over, shared with other graphs
+    assert {r.import_id for r in objects if r.type.endswith("Patch")} == {""}
+    assert {r.import_id for r in rec.resources if not r.custom or not r.type.startswith("kubernetes:")} == {""}
+
+
+def test_adopted_objects_are_registered_exactly_as_rendered():
+    adopted = {r.name: r for r in _run(adopt=True).resources}
+    for registration in _run(adopt=False).resources:
+        annotations = (registration.inputs.get("metadata") or {}).get("annotations") or {}
+        if annotations.get("pulumi.com/skipAwait") == "true":  # ours, absent from `render` output
+            mine = (adopted[registration.name].inputs["metadata"].get("annotations") or {})
+            assert "pulumi.com/skipAwait" not in mine, registration.name
+
+
+def test_without_adopt_nothing_is_imported():
+    assert {r.import_id for r in _run(adopt=False).resources} == {""}
+
+
+def test_adopt_in_operator_mode_imports_the_custom_resource_only():
+    rec = _run(adopt=True, mode="operator")
+    assert {(r.type, r.import_id) for r in rec.resources if r.import_id} == {
+        ("kubernetes:nvidia.com/v1beta1:DynamoGraphDeployment", "team-a/llm")}
+
+
+@pytest.mark.parametrize("component", [DynamoGraphDeployment, DynamoComponentDeployment])
+def test_import_on_the_component_is_refused_naming_adopt(component):
+    from test_resources_tree import DCD_DOC
+
+    doc = graph_doc() if component is DynamoGraphDeployment else DCD_DOC
+    recording = Recording()
+    with pytest.raises(InputError, match=r"opts.import_ imports one custom resource by its id, and Pulumi ignores it on a "
+                                         r"component .* adopt=True imports what the graph creates"):
+        run_program(lambda: component("x", doc, opts=pulumi.ResourceOptions(import_="team-a/x")), recording=recording)
+    assert recording.resources == []
