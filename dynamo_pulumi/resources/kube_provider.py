@@ -204,18 +204,33 @@ class ChildrenProvider:
         """Where the children go, as readiness inputs (never waits)."""
         if self.provider is None:
             config = pulumi.Config(KUBERNETES)
-            kubeconfig = config.get_secret("kubeconfig")
-            context, cluster = config.get("context"), config.get("cluster")
-            return Connection(kubeconfig, context, cluster, kubeconfig is None and not context and not cluster)
-        values = [_attribute(self.provider, key) for key in CONNECTION_KEYS]
-        if any(value is None for value in values):  # a bare reference: read its state
-            state = pulumi.runtime.invoke_output(GET_RESOURCE, {"urn": self.provider.urn}).apply(
-                lambda result: dict(((result or {}).get("state")) or {})
-            )
-            values = [state.apply(lambda s, key=key: s.get(key) or None) for key in CONNECTION_KEYS]
+            stack_kubeconfig = config.get_secret("kubeconfig")
+            stack_context, stack_cluster = config.get("context"), config.get("cluster")
+            return Connection(stack_kubeconfig, stack_context, stack_cluster,
+                              stack_kubeconfig is None and not stack_context and not stack_cluster)
+        found = [_attribute(self.provider, key) for key in CONNECTION_KEYS]
+        values: list[pulumi.Output[Any]] = [v for v in found if v is not None]
+        if len(values) < len(CONNECTION_KEYS):  # a bare reference: read its state
+            state = pulumi.runtime.invoke_output(GET_RESOURCE, {"urn": self.provider.urn}).apply(_state_of)
+            values = [state.apply(_key(key)) for key in CONNECTION_KEYS]
         kubeconfig, context, cluster = values
-        ambient = pulumi.Output.all(*values).apply(lambda given: not any(given))
+        ambient = pulumi.Output.all(*values).apply(_none_given)
         return Connection(kubeconfig, context, cluster, ambient)
+
+
+def _state_of(result: Any) -> dict[str, Any]:
+    return dict(((result or {}).get("state")) or {})
+
+
+def _key(key: str) -> Callable[[Mapping[str, Any]], Any]:
+    def value(state: Mapping[str, Any]) -> Any:
+        return state.get(key) or None
+
+    return value
+
+
+def _none_given(values: Sequence[Any]) -> bool:
+    return not any(values)
 
 
 def lazily(resolve: Callable[[], str]) -> Callable[[], str]:

@@ -112,12 +112,16 @@ def workloads(registered: Sequence[Registered]) -> list[Registered]:
 
 def registered_views(registered: Sequence[Registered]) -> pulumi.Output[list[dict[str, Any]]]:
     """The views of the workload children, from their outputs, in plan order."""
-    views = [
-        pulumi.Output.all(_plain_output(entry.resource.metadata), _plain_output(entry.resource.spec))  # type: ignore[attr-defined]
-        .apply(lambda values, entry=entry: _view(entry, *values))
-        for entry in workloads(registered)
-    ]
-    return pulumi.Output.all(*views).apply(list)
+    return pulumi.Output.all(*(_registered_view(entry) for entry in workloads(registered))).apply(list)
+
+
+def _registered_view(entry: Registered) -> pulumi.Output[dict[str, Any]]:
+    resource: Any = entry.resource  # metadata/spec: every Kubernetes resource class has them
+
+    def view(values: list[Any]) -> dict[str, Any]:
+        return _view(entry, *values)
+
+    return pulumi.Output.all(_plain_output(resource.metadata), _plain_output(resource.spec)).apply(view)
 
 
 def _digested(view: Mapping[str, Any], entry: Registered) -> dict[str, Any]:
@@ -150,10 +154,7 @@ def custom_resource_inputs(
 ) -> tuple[pulumi.Output[list[dict[str, str]]], pulumi.Output[str]]:
     """Operator mode: the readiness ``targets`` (the custom resource itself) and ``revision``
     (its spec) of the DGD/DCD as registered."""
-    resource = entry.resource
-    view = pulumi.Output.all(_plain_output(resource.metadata), _plain_output(resource.spec)).apply(  # type: ignore[attr-defined]
-        lambda values: _view(entry, *values)
-    )
+    view = _registered_view(entry)
 
     def targets(value: Mapping[str, Any]) -> list[dict[str, str]]:
         meta = value["metadata"]
