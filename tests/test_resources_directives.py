@@ -172,3 +172,65 @@ def test_split_takes_out_exactly_the_directives(where):
     assert holder == {"b": "2"}
     assert (directives.graph if where == "spec" else directives.components["decode"]) == {"pulumi.com/a": "1"}
     assert doc != wire  # the input is not changed in place
+
+
+def test_a_directive_joins_the_annotations_the_operator_puts_on_an_object():
+    rec = _run(_doc({"pulumi.com/timeoutSeconds": "600", "team": "ml"}))
+    frontend = next(r for r in rec.by_type(DEPLOYMENT) if "frontend" in r.name)
+    assert {"team": "ml", "pulumi.com/timeoutSeconds": "600"}.items() <= _annotations(frontend).items()
+
+
+def _dcd(template_annotations):
+    from test_resources_tree import DCD_DOC
+
+    doc = copy.deepcopy(DCD_DOC)
+    doc["spec"]["podTemplate"]["metadata"] = {"annotations": dict(template_annotations)}
+    return doc
+
+
+def test_a_standalone_components_directive_directs_every_object_it_owns_and_no_pod_template():
+    from dynamo_pulumi.resources import DynamoComponentDeployment
+
+    def run(value):
+        rec, _ = run_program(lambda: DynamoComponentDeployment(
+            "solo", _dcd({"pulumi.com/timeoutSeconds": value, "keep": "me"})), preview=False)
+        return rec
+
+    rec = run("600")
+    objects = _objects(rec)
+    assert {o.type for o in objects} == {DEPLOYMENT, "kubernetes:core/v1:Service"}
+    for obj in objects:
+        assert _annotations(obj).get("pulumi.com/timeoutSeconds") == "600", obj.name
+        for template in _templates(obj.inputs):
+            assert "pulumi.com/timeoutSeconds" not in template and template.get("keep") == "me"
+    assert _workers(rec) == _workers(run("900"))
+
+
+def test_a_v1alpha1_standalone_components_directives_leave_its_conversion_payload():
+    alpha = {
+        "apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoComponentDeployment",
+        "metadata": {"name": "solo", "namespace": "team-a"},
+        "spec": {"backendFramework": "vllm", "componentType": "frontend", "replicas": 1,
+                 "annotations": {"pulumi.com/timeoutSeconds": "60", "keep": "me"},
+                 "extraPodSpec": {"mainContainer": {"image": "nvcr.io/dynamo/frontend:1.0.0"}}},
+    }
+    annotations = plan_graph(alpha).graph.to_wire()["metadata"]["annotations"]
+    raw = annotations["nvidia.com/dcd-spec"]
+    payload = json.loads(raw)
+    assert payload["spec"]["annotations"] == {"keep": "me"}
+    assert raw == json.dumps(payload, separators=(",", ":"))  # the conversion webhook's compact form
+
+
+def test_the_warnings_say_where_a_directive_belongs():
+    own = plan_graph(_doc(own={"pulumi.com/skipAwait": "true", "pulumi.com/patchForce": "true"}))
+    assert [w for w in own.warnings if "pulumi.com/" in w] == [
+        "pulumi.com/patchForce, pulumi.com/skipAwait on the DynamoGraphDeployment's metadata.annotations: in "
+        "render mode no registered object stands for the DynamoGraphDeployment, so nothing takes them; put them "
+        "in spec.annotations for every rendered object, or in a component's podTemplate for its objects"]
+    spec = plan_graph(_doc({"pulumi.com/b": "1"}, decode_template={"pulumi.com/a": "1"}), mode="operator")
+    assert [w for w in spec.warnings if "pulumi.com/" in w] == [
+        "pulumi.com/a, pulumi.com/b in the spec: in operator mode Pulumi registers only the DynamoGraphDeployment "
+        "itself, so no object takes these directives and they are not sent (the operator would copy them into "
+        "every pod template and hash them into the worker names); put them on the DynamoGraphDeployment's "
+        "metadata.annotations to direct the custom resource"]
+    assert not [w for w in plan_graph(_doc()).warnings if "pulumi.com/" in w]

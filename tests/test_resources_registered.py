@@ -32,11 +32,22 @@ def mirror(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransforma
 
 
 def renamed(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
-    """A naming convention applied afterwards: workloads get a suffix."""
+    """A naming convention applied afterwards: workloads get a suffix and lose our labels."""
     if args.type_ != DEPLOYMENT:
         return None
     props = copy.deepcopy(args.props)
     props["metadata"]["name"] += "-x"
+    props["metadata"]["labels"] = {"team": "ml"}
+    props["spec"]["template"]["metadata"]["labels"] = {"team": "ml"}
+    return pulumi.ResourceTransformationResult(props, args.opts)
+
+
+def unnamespaced(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
+    """A transformation that drops metadata.namespace (the provider then applies its default)."""
+    if args.type_ != DEPLOYMENT:
+        return None
+    props = copy.deepcopy(args.props)
+    props["metadata"].pop("namespace")
     return pulumi.ResourceTransformationResult(props, args.opts)
 
 
@@ -67,6 +78,10 @@ def test_a_transformation_that_renames_a_workload_moves_the_watch_to_the_new_nam
     assert sorted(components.values()) == ["Frontend", "decode"]  # the plan still says which component
 
 
+def test_a_workload_registered_without_a_namespace_is_watched_in_the_graphs():
+    assert {t["namespace"] for t in _readiness(_run(unnamespaced))["targets"]} == {"team-a"}
+
+
 def test_the_same_program_twice_gives_the_same_revision():
     assert _readiness(_run(mirror))["revision"] == _readiness(_run(mirror))["revision"]
 
@@ -81,6 +96,8 @@ def test_replicas_an_autoscaler_owns_are_not_part_of_the_revision():
 
     assert _readiness(_run(scaled, scaling_adapter=True))["revision"] == _readiness(_run(scaling_adapter=True))["revision"]
     assert _readiness(_run(scaled))["revision"] != _readiness(_run())["revision"]
+    # everything else of an autoscaled workload still counts
+    assert _readiness(_run(mirror, scaling_adapter=True))["revision"] != _readiness(_run(scaling_adapter=True))["revision"]
 
 
 def test_operator_mode_watches_the_custom_resource_as_registered():
@@ -111,6 +128,8 @@ def test_typed_outputs_are_read_as_plain_data():
 @pytest.mark.parametrize("path, expected", [
     ("replicas", {"template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
     ("template.cliques[1].spec.replicas", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {}}]}}),
+    ("template.cliques[0]", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 2}}]}}),
+    ("template.cliques[*]", {"replicas": 3, "template": {"cliques": []}}),
     ("template.cliques[*].spec.replicas", {"replicas": 3, "template": {"cliques": [{"spec": {}}, {"spec": {}}]}}),
     ("template.cliques[5].spec", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
     ("missing.path", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),

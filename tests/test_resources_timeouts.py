@@ -54,9 +54,10 @@ def test_without_custom_timeouts_the_readiness_timeout_or_the_default_decides():
     assert readiness.inputs["timeout_seconds"] == 5400
 
 
-def test_a_bad_custom_timeout_names_the_component_and_the_field():
-    with pytest.raises(InputError, match=r'DynamoGraphDeployment "llm": custom_timeouts.update: timeout must be'):
-        _run(pulumi.CustomTimeouts(update="soon"))
+@pytest.mark.parametrize("field", ["create", "update", "delete"])
+def test_a_bad_custom_timeout_names_the_component_and_the_field(field):
+    with pytest.raises(InputError, match=rf'^DynamoGraphDeployment "llm": custom_timeouts.{field}: timeout must be'):
+        _run(pulumi.CustomTimeouts(**{field: "soon"}))
 
 
 def test_deadlines_rules():

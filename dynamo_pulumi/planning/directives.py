@@ -141,11 +141,13 @@ def apply_directives(plan: GraphPlan, directives: Directives) -> list[str]:
             f"no registered object stands for the {plan.kind}, so nothing takes them; put them in "
             "spec.annotations for every rendered object, or in a component's podTemplate for its objects"
         )
-    # a standalone DCD owns what would be graph-level: its pod template directs those too
-    standalone = plan.kind == "DynamoComponentDeployment" and plan.components
-    graph_level = {**directives.graph, **(directives.components.get(plan.components[0].name, {}) if standalone else {})}
+    if plan.kind == "DynamoComponentDeployment":  # a standalone DCD owns every object it renders
+        own = {**directives.graph, **directives.components.get(plan.components[0].name, {})} if plan.components else {}
+        for planned in plan.all_objects():
+            _annotate(planned.obj, own)
+        return warnings
     for planned in plan.graph_objects:
-        _annotate(planned.obj, graph_level)
+        _annotate(planned.obj, directives.graph)
     for component in plan.components:
         own = {**directives.graph, **directives.components.get(component.name, {})}
         for planned in component.objects:

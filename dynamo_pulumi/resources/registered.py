@@ -57,12 +57,11 @@ def plain(value: Any) -> Any:
     return as_written(value)
 
 
-def _plain_output(output: Any) -> pulumi.Output[Any]:
+def _plain_output(output: pulumi.Output[Any]) -> pulumi.Output[Any]:
     """``output`` made plain before it meets ``Output.all``, which lifts its values again and
-    trips over a typed ``LabelSelectorRequirement`` (its ``values`` property hides ``dict.values``)."""
-    if isinstance(output, pulumi.Output):
-        return output.apply(plain)  # not Output.from_input(output): that lifts the value first
-    return pulumi.Output.from_input(plain(output))
+    trips over a typed ``LabelSelectorRequirement`` (its ``values`` property hides ``dict.values``);
+    not ``Output.from_input(output)`` either: that lifts the value first."""
+    return output.apply(plain)
 
 
 def without(obj: Any, path: str) -> Any:

@@ -37,7 +37,7 @@ class Deadlines:
 
 
 def _seconds(custom: pulumi.CustomTimeouts | None, field: str, owner: str) -> int | None:
-    value = getattr(custom, field, None) if custom is not None else None
+    value = getattr(custom, field, None)
     if value in (None, ""):
         return None
     try:
