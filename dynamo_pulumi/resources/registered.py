@@ -18,20 +18,22 @@ provider's outputs are the object as applied), never from the plan:
 
 Typed children's outputs come back with snake_case keys (``match_labels``); the digest only needs
 to be stable, and the targets read only names, namespaces and Grove's custom-resource spec,
-which keeps its keys.
+which keeps its keys. Every apply returns a small result (targets, a digest), never the objects:
+the SDK lifts what an apply returns into Outputs member by member (:func:`_observed`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 
+from dynamo_pulumi.expansion import json_digest
 from dynamo_pulumi.planning.plan import PlannedObject
-from dynamo_pulumi.readiness.targets import is_workload, operator_targets, render_targets, revision
+from dynamo_pulumi.readiness.targets import is_workload, operator_targets, render_targets
 from dynamo_pulumi.wire_numbers import as_written
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+|\*)\]")
@@ -55,13 +57,6 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return as_written(value)
-
-
-def _plain_output(output: pulumi.Output[Any]) -> pulumi.Output[Any]:
-    """``output`` made plain before it meets ``Output.all``, which lifts its values again and
-    trips over a typed ``LabelSelectorRequirement`` (its ``values`` property hides ``dict.values``);
-    not ``Output.from_input(output)`` either: that lifts the value first."""
-    return output.apply(plain)
 
 
 def without(obj: Any, path: str) -> Any:
@@ -109,20 +104,6 @@ def workloads(registered: Sequence[Registered]) -> list[Registered]:
     return [entry for entry in registered if is_workload(entry.planned.obj)]
 
 
-def registered_views(registered: Sequence[Registered]) -> pulumi.Output[list[dict[str, Any]]]:
-    """The views of the workload children, from their outputs, in plan order."""
-    return pulumi.Output.all(*(_registered_view(entry) for entry in workloads(registered))).apply(list)
-
-
-def _registered_view(entry: Registered) -> pulumi.Output[dict[str, Any]]:
-    resource: Any = entry.resource  # metadata/spec: every Kubernetes resource class has them
-
-    def view(values: list[Any]) -> dict[str, Any]:
-        return _view(entry, *values)
-
-    return pulumi.Output.all(_plain_output(resource.metadata), _plain_output(resource.spec)).apply(view)
-
-
 def _digested(view: Mapping[str, Any], entry: Registered) -> dict[str, Any]:
     """What the revision digests of one view: kind, name, namespace and the spec without the
     paths an autoscaler owns."""
@@ -135,17 +116,48 @@ def _digested(view: Mapping[str, Any], entry: Registered) -> dict[str, Any]:
             "metadata": {"name": meta["name"], "namespace": meta["namespace"]}, "spec": spec}
 
 
-def _digest(views: Sequence[Mapping[str, Any]], registered: Sequence[Registered]) -> str:
-    return revision([_digested(view, entry) for view, entry in zip(views, workloads(registered), strict=True)])
+#: What one registered object yields: its watch targets and the digest of what it deploys.
+Observed = tuple[list[dict[str, str]], str]
+
+
+def _observed(entry: Registered, targets_of: Callable[[dict[str, Any]], list[dict[str, str]]]) -> pulumi.Output[Observed]:
+    """One object's targets and digest, read from its ``metadata`` and ``spec`` outputs.
+
+    Each apply returns only this small pair: the SDK lifts whatever an apply (or ``Output.all``)
+    returns into Outputs, member by member, which for whole pod templates costs more than the
+    rest of the program, and trips over typed outputs (a ``LabelSelectorRequirement``'s
+    ``values`` property hides ``dict.values``). The apply inside an apply reads both values
+    without lifting either."""
+    resource: Any = entry.resource  # metadata/spec: every Kubernetes resource class has them
+
+    def with_metadata(metadata: Any) -> pulumi.Output[Observed]:
+        def with_spec(spec: Any) -> Observed:
+            view = _view(entry, plain(metadata), plain(spec))
+            return targets_of(view), json_digest(_digested(view, entry))
+
+        return resource.spec.apply(with_spec)
+
+    return resource.metadata.apply(with_metadata)
+
+
+def _merged(observed: Sequence[Observed]) -> Observed:
+    return [t for targets, _ in observed for t in targets], json_digest([digest for _, digest in observed])
+
+
+def _split(merged: pulumi.Output[Observed]) -> tuple[pulumi.Output[list[dict[str, str]]], pulumi.Output[str]]:
+    return merged.apply(lambda m: m[0]), merged.apply(lambda m: m[1])
 
 
 def targets_and_revision(
     registered: Sequence[Registered], namespace: str
 ) -> tuple[pulumi.Output[list[dict[str, str]]], pulumi.Output[str]]:
-    """The readiness inputs ``targets`` and ``revision`` of the registered workloads."""
-    views = registered_views(registered)
-    targets = views.apply(lambda objs: [t.as_input() for t in render_targets(objs, namespace)])
-    return targets, views.apply(lambda objs: _digest(objs, registered))
+    """The readiness inputs ``targets`` and ``revision`` of the registered workloads (in plan
+    order; the revision digests each workload's digest)."""
+    def targets_of(view: dict[str, Any]) -> list[dict[str, str]]:
+        return [t.as_input() for t in render_targets([view], namespace)]
+
+    observed = [_observed(entry, targets_of) for entry in workloads(registered)]
+    return _split(pulumi.Output.all(*observed).apply(_merged))
 
 
 def custom_resource_inputs(
@@ -153,10 +165,8 @@ def custom_resource_inputs(
 ) -> tuple[pulumi.Output[list[dict[str, str]]], pulumi.Output[str]]:
     """Operator mode: the readiness ``targets`` (the custom resource itself) and ``revision``
     (its spec) of the DGD/DCD as registered."""
-    view = _registered_view(entry)
-
-    def targets(value: Mapping[str, Any]) -> list[dict[str, str]]:
-        meta = value["metadata"]
+    def targets_of(view: dict[str, Any]) -> list[dict[str, str]]:
+        meta = view["metadata"]
         return [t.as_input() for t in operator_targets(kind, str(meta["name"]), str(meta["namespace"]))]
 
-    return view.apply(targets), view.apply(lambda value: revision([_digested(value, entry)]))
+    return _split(_observed(entry, targets_of).apply(lambda one: _merged([one])))
