@@ -226,14 +226,14 @@ def test_an_unknown_provider_namespace_is_refused_only_where_it_is_needed():
         provider = _provider(namespace=unknown_output())
         DynamoGraphDeployment("llm", _doc(), namespace=namespace, opts=pulumi.ResourceOptions(provider=provider))
 
-    with pytest.raises(InputError, match=r'namespace of provider "gke" is not known yet .* pass namespace='):
+    with pytest.raises(InputError, match=r'^DynamoGraphDeployment "llm": the namespace of provider "gke" is not known yet .* pass namespace='):
         run_program(program, preview=True)
     rec, _ = run_program(lambda: program("given"), preview=True)
     assert _namespaces(rec) == {"given"}
 
 
 def test_a_provider_namespace_that_is_no_namespace_is_one_error_naming_the_provider():
-    with pytest.raises(InputError, match=r"the namespace 'Team_A' of provider \"gke\" is not a valid Kubernetes namespace"):
+    with pytest.raises(InputError, match=r"^DynamoGraphDeployment \"llm\": the namespace 'Team_A' of provider \"gke\" is not a valid Kubernetes namespace"):
         run_program(lambda: DynamoGraphDeployment(
             "llm", _doc(), opts=pulumi.ResourceOptions(provider=_provider(namespace="Team_A"))), preview=True)
 

@@ -132,7 +132,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 resolved = resolve_mode(spec, mode)
                 _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
                     spec, platform, namespace, name, placement, objects, mode=resolved or "render",
-                    default_namespace=lazily(children.default_namespace),
+                    default_namespace=lazily(lambda: children.default_namespace(owner)),
                 )
                 _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
                 _component = _graph.components[0]
@@ -236,7 +236,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             resolved = resolve_mode(spec, mode)
             plan = spec if isinstance(spec, GraphPlan) else plan_graph(
                 spec, platform, namespace, name, placement, objects, mode=resolved or "render",
-                default_namespace=lazily(children.default_namespace),
+                default_namespace=lazily(lambda: children.default_namespace(owner)),
             )
             _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
             check_patchable(plan, children, owner)

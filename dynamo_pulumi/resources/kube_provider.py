@@ -183,20 +183,22 @@ class ChildrenProvider:
         provider this waits for its registration)."""
         return _default_settings() if self.provider is None else _explicit_settings(self.provider)
 
-    def default_namespace(self) -> str:
+    def default_namespace(self, owner: str = "") -> str:
         """The graph's namespace when neither ``namespace=`` nor ``metadata.namespace`` names one:
-        the provider's, else ``default``. Refused when not known at preview or not a namespace."""
+        the provider's, else ``default``. Refused when not known at preview or not a namespace
+        (``owner`` names the component in the error)."""
         settings = self.settings()
+        prefix = f"{owner}: " if owner else ""
         if not settings.namespace_known:
             raise InputError(
-                f"the namespace of {self.describe()} is not known yet (it is another resource's output, "
+                f"{prefix}the namespace of {self.describe()} is not known yet (it is another resource's output, "
                 "unknown during preview), and the rendered names, the Dynamo namespace and the readiness "
                 "targets need it now: pass namespace= to the component, or give the provider a plain namespace"
             )
         namespace = settings.namespace or "default"
         problems = dns1123_label_problems(namespace)
         if problems:
-            raise InputError(f"the namespace {namespace!r} of {self.describe()} is not a valid Kubernetes "
+            raise InputError(f"{prefix}the namespace {namespace!r} of {self.describe()} is not a valid Kubernetes "
                              "namespace (DNS-1123 label): " + "; ".join(problems))
         return namespace
 
