@@ -180,22 +180,25 @@ def test_a_directive_joins_the_annotations_the_operator_puts_on_an_object():
     assert {"team": "ml", "pulumi.com/timeoutSeconds": "600"}.items() <= _annotations(frontend).items()
 
 
-def _dcd(template_annotations):
+def _dcd(template_annotations, component: str | None = None):
     from test_resources_tree import DCD_DOC
 
     doc = copy.deepcopy(DCD_DOC)
     doc["spec"]["podTemplate"]["metadata"] = {"annotations": dict(template_annotations)}
+    if component:
+        doc["spec"]["name"] = component  # the component's own name, not the object's
     return doc
 
 
 def test_a_standalone_components_directive_directs_every_object_it_owns_and_no_pod_template():
     from dynamo_pulumi.resources import DynamoComponentDeployment
 
-    def run(value):
+    def run(value, component=None):
         rec, _ = run_program(lambda: DynamoComponentDeployment(
-            "solo", _dcd({"pulumi.com/timeoutSeconds": value, "keep": "me"})), preview=False)
+            "solo", _dcd({"pulumi.com/timeoutSeconds": value, "keep": "me"}, component)), preview=False)
         return rec
 
+    assert {_annotations(o).get("pulumi.com/timeoutSeconds") for o in _objects(run("5", "worker"))} == {"5"}
     rec = run("600")
     objects = _objects(rec)
     assert {o.type for o in objects} == {DEPLOYMENT, "kubernetes:core/v1:Service"}

@@ -82,6 +82,17 @@ def test_a_workload_registered_without_a_namespace_is_watched_in_the_graphs():
     assert {t["namespace"] for t in _readiness(_run(unnamespaced))["targets"]} == {"team-a"}
 
 
+def test_a_workload_moved_to_another_namespace_is_watched_there():
+    def moved(args):
+        if args.type_ != DEPLOYMENT:
+            return None
+        props = copy.deepcopy(args.props)
+        props["metadata"]["namespace"] = "elsewhere"
+        return pulumi.ResourceTransformationResult(props, args.opts)
+
+    assert {t["namespace"] for t in _readiness(_run(moved))["targets"]} == {"elsewhere"}
+
+
 def test_the_same_program_twice_gives_the_same_revision():
     assert _readiness(_run(mirror))["revision"] == _readiness(_run(mirror))["revision"]
 
@@ -96,8 +107,13 @@ def test_replicas_an_autoscaler_owns_are_not_part_of_the_revision():
 
     assert _readiness(_run(scaled, scaling_adapter=True))["revision"] == _readiness(_run(scaling_adapter=True))["revision"]
     assert _readiness(_run(scaled))["revision"] != _readiness(_run())["revision"]
-    # everything else of an autoscaled workload still counts
-    assert _readiness(_run(mirror, scaling_adapter=True))["revision"] != _readiness(_run(scaling_adapter=True))["revision"]
+    # everything else of the autoscaled workload still counts
+    def decode_image(args):
+        if args.type_ != DEPLOYMENT or "decode" not in args.name:
+            return None
+        return mirror(args)
+
+    assert _readiness(_run(decode_image, scaling_adapter=True))["revision"] != _readiness(_run(scaling_adapter=True))["revision"]
 
 
 def test_operator_mode_watches_the_custom_resource_as_registered():
@@ -133,6 +149,7 @@ def test_typed_outputs_are_read_as_plain_data():
     ("template.cliques[*].spec.replicas", {"replicas": 3, "template": {"cliques": [{"spec": {}}, {"spec": {}}]}}),
     ("template.cliques[5].spec", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
     ("missing.path", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
+    ("template[0]", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
 ])
 def test_without_removes_one_property_path(path, expected):
     spec = {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}

@@ -65,6 +65,7 @@ def test_deadlines_rules():
     assert deadlines(None, pulumi.CustomTimeouts(create="2h"), "x") == Deadlines(7200, 3600, 3600)
     assert deadlines(1800, pulumi.CustomTimeouts(create="2h"), "x") == Deadlines(1800, 1800, 1800)
     assert deadlines(1800, pulumi.CustomTimeouts(delete="1m"), "x") == Deadlines(1800, 1800, 60)
+    assert deadlines(None, pulumi.CustomTimeouts(create="", update="", delete=""), "x") == Deadlines()  # "" = not given
     assert not Deadlines(5, 5, 9).differ and Deadlines(5, 6, 5).differ
 
 

@@ -67,7 +67,7 @@ def _take(annotations: Any) -> dict[str, Any]:
 
 
 def _take_template(holder: Mapping[str, Any]) -> dict[str, Any]:
-    metadata = (holder.get("podTemplate") or {}).get("metadata") if isinstance(holder, Mapping) else None
+    metadata = (holder.get("podTemplate") or {}).get("metadata")
     return _take(metadata.get("annotations")) if isinstance(metadata, dict) else {}
 
 
@@ -141,12 +141,7 @@ def apply_directives(plan: GraphPlan, directives: Directives) -> list[str]:
             f"no registered object stands for the {plan.kind}, so nothing takes them; put them in "
             "spec.annotations for every rendered object, or in a component's podTemplate for its objects"
         )
-    if plan.kind == "DynamoComponentDeployment":  # a standalone DCD owns every object it renders
-        own = {**directives.graph, **directives.components.get(plan.components[0].name, {})} if plan.components else {}
-        for planned in plan.all_objects():
-            _annotate(planned.obj, own)
-        return warnings
-    for planned in plan.graph_objects:
+    for planned in plan.graph_objects:  # (a standalone DCD's objects are its component's)
         _annotate(planned.obj, directives.graph)
     for component in plan.components:
         own = {**directives.graph, **directives.components.get(component.name, {})}

@@ -83,18 +83,15 @@ def without(obj: Any, path: str) -> Any:
 
 
 def _view(entry: Registered, metadata: Any, spec: Any) -> dict[str, Any]:
-    """The workload as registered: its kind, name and namespace, its planned labels (which
-    component it realises) and its registered spec."""
+    """The workload as registered: its kind, name and namespace (none: the graph's, where the
+    targets put it), its planned labels (which component it realises) and its registered spec."""
     meta = dict(metadata or {})
     planned_meta = entry.planned.obj.get("metadata") or {}
     return {
         "apiVersion": entry.planned.api_version,
         "kind": entry.planned.kind,
-        "metadata": {
-            "name": meta.get("name") or planned_meta.get("name"),
-            "namespace": meta.get("namespace") or planned_meta.get("namespace"),
-            "labels": dict(planned_meta.get("labels") or {}),
-        },
+        "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace"),
+                     "labels": dict(planned_meta.get("labels") or {})},
         "spec": spec or {},
     }
 
