@@ -105,7 +105,6 @@ class ProviderSettings:
     namespace: str | None = None
     namespace_known: bool = True
     server_side_apply: bool | None = True
-    render_yaml_to_directory: str | None = None
 
 
 def _explicit_settings(provider: pulumi.ProviderResource) -> ProviderSettings:
@@ -113,13 +112,11 @@ def _explicit_settings(provider: pulumi.ProviderResource) -> ProviderSettings:
     result = pulumi.runtime.invoke(GET_RESOURCE, {"urn": provider.urn})
     state = dict(((result.value or {}).get("state")) or {})
     namespace = state.get("namespace")
-    render = state.get("renderYamlToDirectory")
     return ProviderSettings(
         namespace=None if _is_unknown(namespace) else (namespace or None),
         namespace_known=not _is_unknown(namespace),
         # absent: pulumi-kubernetes 4 applies server-side (the SDK already put the env value in)
         server_side_apply=True if "enableServerSideApply" not in state else _flag(state["enableServerSideApply"]),
-        render_yaml_to_directory=None if _is_unknown(render) else (render or None),
     )
 
 
@@ -133,7 +130,6 @@ def _default_settings() -> ProviderSettings:
     return ProviderSettings(
         namespace=config.get("namespace") or None,
         server_side_apply=True if ssa is None else _flag(ssa),
-        render_yaml_to_directory=config.get("renderYamlToDirectory") or None,
     )
 
 
@@ -179,8 +175,8 @@ class ChildrenProvider:
         return f'provider "{name}"'
 
     def settings(self) -> ProviderSettings:
-        """The namespace, server-side apply and YAML rendering the children get (for an explicit
-        provider this waits for its registration)."""
+        """The namespace and server-side apply the children get (for an explicit provider this
+        waits for its registration)."""
         return _default_settings() if self.provider is None else _explicit_settings(self.provider)
 
     def default_namespace(self, owner: str = "") -> str:
