@@ -317,3 +317,11 @@ def test_with_server_side_apply_on_the_shared_objects_are_patches():
 
 def test_the_describe_of_a_provider_names_it():
     assert ChildrenProvider().describe() == "the default kubernetes provider"
+
+
+def test_server_side_apply_not_known_at_preview_is_decided_at_up():
+    """An unknown setting (another resource's output) is no error in preview; `up` reads it."""
+    rec, _ = run_program(lambda: DynamoGraphDeployment(
+        "llm", _doc("team-a"), opts=pulumi.ResourceOptions(provider=_provider(enable_server_side_apply=unknown_output())),
+    ), preview=True)
+    assert {r.type for r in rec.resources} >= set(PATCH_TYPES)
