@@ -16,7 +16,8 @@ from test_cluster_waiter import DEPLOYMENT, NS
 
 from dynamo_pulumi.cluster.aio import ProviderConnection
 from dynamo_pulumi.cluster.api import ClusterApi
-from dynamo_pulumi.cluster.connection import Connection, api_client, with_cluster
+from dynamo_pulumi.cluster.connection import Connection, api_client
+from dynamo_pulumi.cluster.credentials import point_at_cluster
 from dynamo_pulumi.cluster.errors import ClusterError
 from dynamo_pulumi.cluster.provider import ReadinessProvider, connection_only
 from dynamo_pulumi.cluster.session import connection_of
@@ -72,14 +73,19 @@ def test_a_cluster_that_is_not_in_the_kubeconfig_is_one_line_without_the_kubecon
     assert message == "kubeconfig has no cluster 'nowhere' (the provider's cluster setting)"
 
 
-def test_with_cluster_changes_the_active_or_named_context_only():
+def test_point_at_cluster_changes_a_copy_of_the_active_or_named_context_only():
     doc = {"current-context": "a", "clusters": [{"name": "x"}, {"name": "y"}],
            "contexts": [{"name": "a", "context": {"cluster": "x", "user": "u"}}, {"name": "b", "context": {"cluster": "x"}}]}
-    changed = with_cluster(copy.deepcopy(doc), None, "y")
+    original = copy.deepcopy(doc)
+    changed = {**doc, "contexts": list(doc["contexts"])}
+    point_at_cluster(changed, None, "y")
     assert changed["contexts"][0]["context"] == {"cluster": "y", "user": "u"} and changed["contexts"][1] == doc["contexts"][1]
-    assert with_cluster(copy.deepcopy(doc), "b", "y")["contexts"][1]["context"] == {"cluster": "y"}
+    assert doc == original  # the entry is replaced, never changed in place (the merger may persist it)
+    named = {**doc, "contexts": list(doc["contexts"])}
+    point_at_cluster(named, "b", "y")
+    assert named["contexts"][1]["context"] == {"cluster": "y"}
     with pytest.raises(ClusterError, match="no context 'c'"):
-        with_cluster(copy.deepcopy(doc), "c", "y")
+        point_at_cluster({**doc, "contexts": list(doc["contexts"])}, "c", "y")
 
 
 def test_the_connection_of_the_inputs_carries_the_cluster_and_never_prints_the_kubeconfig():

@@ -120,7 +120,7 @@ def test_the_users_timeout_seconds_is_not_overridden_by_custom_timeouts():
     assert frontend.custom_timeouts == ("3600s", "3600s", "3600s")
 
 
-def test_the_users_patch_field_manager_wins_on_a_shared_patch():
+def test_the_users_patch_field_manager_reaches_a_shared_patch():
     rec = _run(_doc({"pulumi.com/patchFieldManager": "mine"}))
     (patch,) = rec.by_type("kubernetes:core/v1:ServiceAccountPatch")
     assert _annotations(patch)["pulumi.com/patchFieldManager"] == "mine"

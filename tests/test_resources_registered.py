@@ -9,12 +9,11 @@ from __future__ import annotations
 import copy
 
 import pulumi
-import pytest
 from resources_fixtures import graph_doc
 
 from dynamo_pulumi.mocks import Recording, run_program
 from dynamo_pulumi.resources import DynamoGraphDeployment
-from dynamo_pulumi.resources.registered import plain, without
+from dynamo_pulumi.resources.registered import plain
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 READINESS = "pulumi-python:dynamic/dynamo:GraphReadiness"
@@ -139,19 +138,3 @@ def test_typed_outputs_are_read_as_plain_data():
     value = {"matchExpressions": [Requirement(key="a", operator="In", values=["b"])], "replicas": 2.0}
     assert plain(value) == {"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}], "replicas": 2}
     assert type(plain(value)["matchExpressions"][0]) is dict
-
-
-@pytest.mark.parametrize("path, expected", [
-    ("replicas", {"template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
-    ("template.cliques[1].spec.replicas", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {}}]}}),
-    ("template.cliques[0]", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 2}}]}}),
-    ("template.cliques[*]", {"replicas": 3, "template": {"cliques": []}}),
-    ("template.cliques[*].spec.replicas", {"replicas": 3, "template": {"cliques": [{"spec": {}}, {"spec": {}}]}}),
-    ("template.cliques[5].spec", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
-    ("missing.path", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
-    ("template[0]", {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}),
-])
-def test_without_removes_one_property_path(path, expected):
-    spec = {"replicas": 3, "template": {"cliques": [{"spec": {"replicas": 1}}, {"spec": {"replicas": 2}}]}}
-    assert without(spec, path) == expected
-    assert spec["template"]["cliques"][1]["spec"] == {"replicas": 2}  # the input is untouched

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from dynamo_pulumi.cluster.errors import ClusterError
-from dynamo_pulumi.cluster.kubeconfig import check_context, decode
+from dynamo_pulumi.cluster.kubeconfig import decode
 
 #: Seconds a single non-watch request may take before it counts as a failure.
 REQUEST_TIMEOUT = 30.0
@@ -44,73 +44,28 @@ class Connection:
         return f"Connection(kubeconfig={shown}, context={self.context!r}, cluster={self.cluster!r})"
 
 
-def _entry(item: Any) -> Any:
-    """A kubeconfig list item, whether the client's merger wrapped it or not."""
-    return getattr(item, "value", item)
-
-
-def with_cluster(source: Any, context: str | None, cluster: str) -> Any:
-    """``source`` (a kubeconfig document, or the client's merged one) with its active context
-    pointed at ``cluster``, as pulumi-kubernetes' ``cluster`` setting overrides it."""
-    document = _entry(source)
-    name = context or document.get("current-context")
-    clusters = [_entry(c).get("name") for c in document.get("clusters") or []]
-    if cluster not in clusters:
-        raise ClusterError(f"kubeconfig has no cluster {cluster!r} (the provider's cluster setting)")
-    for item in document.get("contexts") or []:
-        entry = _entry(item)
-        if entry.get("name") == name:
-            entry["context"] = {**(entry.get("context") or {}), "cluster": cluster}
-            return source
-    raise ClusterError(f"kubeconfig has no context {name!r} to point at cluster {cluster!r}")
-
-
-def _cluster_loader(connection: Connection, cluster: str) -> Any:
-    """The client's loader for a connection with a ``cluster`` override (no token refresh is
-    written back: the document is changed in memory)."""
-    import copy
-
-    from kubernetes.config import kube_config
-
-    if connection.kubeconfig:
-        given = decode(connection.kubeconfig)
-        check_context(given.document, connection.context)
-        source: Any = (kube_config.KubeConfigMerger(str(given.path)).config if given.path is not None
-                       else copy.deepcopy(given.document))
-    else:
-        source = kube_config.KubeConfigMerger(kube_config.KUBE_CONFIG_DEFAULT_LOCATION).config
-        if source is None:
-            raise ClusterError(f"no kubeconfig file to select cluster {cluster!r} in ($KUBECONFIG, ~/.kube/config)")
-    return kube_config.KubeConfigLoader(config_dict=with_cluster(source, connection.context, cluster),
-                                        active_context=connection.context)
-
-
 def _from_kubeconfig(connection: Connection) -> Any:
-    from kubernetes import client, config
+    """A client for the given kubeconfig (or the ambient files), its inline credentials decoded
+    into the process's private directory (:mod:`.credentials`) and held by the client."""
+    from kubernetes import client
     from kubernetes.config.config_exception import ConfigException
+
+    from dynamo_pulumi.cluster.credentials import bind, load_configuration
 
     configuration = client.Configuration()
     configuration.retries = False  # retrying is the watch layer's job (see cluster.api)
     try:
-        if connection.cluster:
-            _cluster_loader(connection, connection.cluster).load_and_set(configuration)
-        elif connection.kubeconfig:
-            given = decode(connection.kubeconfig)
-            check_context(given.document, connection.context)
-            if given.path is not None:  # the client resolves relative file references against it
-                config.load_kube_config(str(given.path), context=connection.context, client_configuration=configuration)
-            else:
-                config.load_kube_config_from_dict(given.document, context=connection.context,
-                                                  client_configuration=configuration)
-        else:
-            config.load_kube_config(context=connection.context, client_configuration=configuration)
+        given = decode(connection.kubeconfig) if connection.kubeconfig else None
+        lease = load_configuration(configuration, given, connection.context, cluster=connection.cluster)
     except ConfigException as exc:
         raise ClusterError(f"kubeconfig: {str(exc).splitlines()[0]}") from None
     except ClusterError:
         raise
     except Exception as exc:  # the client's own decoding; its text may quote the input
         raise ClusterError(f"kubeconfig cannot be used by the Kubernetes client ({type(exc).__name__})") from None
-    return client.ApiClient(configuration)
+    api = client.ApiClient(configuration)
+    bind(api, lease)
+    return api
 
 
 def _ambient_file_exists() -> bool:
@@ -142,10 +97,13 @@ def api_client(connection: Connection) -> Any:
 
 
 def remove_client_files() -> None:
-    """Delete the files the client's kubeconfig loader decoded ``client-key-data`` /
-    ``client-certificate-data`` / ``certificate-authority-data`` into. The client removes them
-    only from an ``atexit`` hook, which a signal's default action skips; the CLI calls this on
-    every way out. Clients built afterwards write them again."""
+    """Delete every credential file decoded for a client: the process's private directory
+    (:mod:`.credentials`) and whatever the client's own loader wrote (it removes those only from
+    an ``atexit`` hook, which a signal's default action skips). The CLI calls this on every way
+    out; clients built afterwards write them again."""
     from kubernetes.config import kube_config
 
+    from dynamo_pulumi.cluster.credentials import remove_all
+
+    remove_all()
     kube_config._cleanup_temp_files()

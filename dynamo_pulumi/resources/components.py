@@ -28,9 +28,11 @@ from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject, SpecSource, plan_graph
+from dynamo_pulumi.planning.settled import record_known_values
 from dynamo_pulumi.planning.tokens import DCD_TYPE, DGD_TYPE
-from dynamo_pulumi.planning.typed_outputs import summary_numbers, total_of
+from dynamo_pulumi.planning.typed_outputs import component_counts, total_of
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.readiness.targets import is_workload
 from dynamo_pulumi.resources.children import ChildPolicy, register
 from dynamo_pulumi.resources.kube_provider import (
     ChildrenProvider,
@@ -78,13 +80,39 @@ def _require_kind(plan: GraphPlan, kind: str, name: str, hint: str) -> None:
 
 def _policy(plan: GraphPlan, readiness: ReadinessPlan, adopt: bool) -> ChildPolicy:
     """What every child of the graph gets: its deadlines, whether readiness waits, adoption."""
-    return ChildPolicy(plan.name, readiness.deadlines, readiness.options.wait, adopt and plan.mode == "render")
+    return ChildPolicy(readiness.deadlines, readiness.options.wait, adopt and plan.mode == "render")
 
 
 def _readiness_plan(opts: pulumi.ResourceOptions | None, readiness: ReadinessOptions | None,
                     children: ChildrenProvider, owner: str) -> ReadinessPlan:
     options = readiness or ReadinessOptions()
     return ReadinessPlan(options, children, deadlines(options.timeout_given, component_timeouts(opts), owner))
+
+
+def register_graph_level(
+    objects: Sequence[PlannedObject], parent: pulumi.Resource, plan: GraphPlan, deps: list[pulumi.Resource],
+    policy: ChildPolicy,
+) -> list[Registered]:
+    """The graph-level objects under ``parent``: first those the pods use, then a graph-level
+    workload (the Grove PodCliqueSet) depending on them (see :func:`supporting`)."""
+    def one(planned: PlannedObject, depends_on: list[pulumi.Resource]) -> Registered:
+        ignored = ignore_changes(planned, plan, None)
+        return Registered(planned, register(planned, parent, plan.outputs, ignored, depends_on, policy), tuple(ignored))
+
+    support = [one(planned, deps) for planned in objects if not is_workload(planned.obj)]
+    pods_need = [*deps, *supporting(support)]
+    return [*support, *(one(planned, pods_need) for planned in objects if is_workload(planned.obj))]
+
+
+def supporting(registered: Sequence[Registered]) -> list[pulumi.CustomResource]:
+    """The graph-level objects the graph's pods use: its ServiceAccounts and RBAC, ConfigMaps
+    (scripts, EPP configuration), claim templates; every workload is created after them.
+
+    Without the order, the ReplicaSet controller may try to create a worker's pods before its
+    ServiceAccount exists ("error looking up service account"): it retries with backoff, so the
+    pods come later than they could and a ``FailedCreate`` warning is left on the workload (seen
+    with the real engine, tests/e2e/test_engine_failure.py). The operator creates them first too."""
+    return [entry.resource for entry in registered if not is_workload(entry.planned.obj)]
 
 
 class DynamoComponentDeployment(pulumi.ComponentResource):
@@ -144,6 +172,8 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 claim_objects(_graph, [*_graph.graph_objects, *_component.objects], owner)
         self.plan = _graph
         self.component = _component
+        if standalone:
+            record_known_values(_graph.outputs)
         deps = _depends_on(opts)
         policy = _policy(_graph, plan_readiness, adopt)
         super().__init__(DCD_TYPE, name, None, opts)
@@ -156,8 +186,12 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
                 self.readiness = register_operator_mode_readiness(self, _graph, plan_readiness, self.custom_resource)
         else:
-            graph_level = self._register_all(_graph.graph_objects if standalone else [], None, deps, policy)
-            self.resources = [entry.resource for entry in self._register_all(_component.objects, _component, deps, policy)]
+            # A standalone DCD owns what would otherwise be graph-level; its pods need that first.
+            graph_level = register_graph_level(_graph.graph_objects, self, _graph, deps, policy) if standalone else []
+            self.registered.extend(graph_level)
+            pods_need = [*deps, *supporting(graph_level)]
+            self.resources = [entry.resource
+                              for entry in self._register_all(_component.objects, _component, pods_need, policy)]
             if standalone:
                 self.readiness = register_readiness(self, _graph, plan_readiness,
                                                     [*deps, *(e.resource for e in graph_level), *self.resources],
@@ -182,7 +216,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.workload_kind = pulumi.Output.from_input(summary.workload_kind)
         self.workload_names = pulumi.Output.from_input(summary.workload_names)
         self.service_name = pulumi.Output.from_input(summary.service_name)
-        replicas, gpus = summary_numbers(summary.replicas, summary.gpus, self.plan.outputs)
+        replicas, gpus = component_counts(self.plan, summary)
         self.replicas = pulumi.Output.from_input(replicas)
         self.gpus = pulumi.Output.from_input(gpus)
         self.register_outputs(
@@ -243,6 +277,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             plan_readiness = _readiness_plan(opts, readiness, children, owner)
             claim_objects(plan, plan.all_objects(), owner)
         self.plan = plan
+        record_known_values(plan.outputs)  # offline tools show the values, never stand-ins
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
@@ -261,10 +296,9 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
         self.frontend_url = pulumi.Output.from_input(summary.frontend_url)
-        self.total_gpus = pulumi.Output.from_input(
-            total_of([c.gpus for c in self.components.values()]) if plan.outputs.integers else summary.total_gpus
-        )
-        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary))
+        counts = {name: component_counts(plan, s) for name, s in summary.components.items()}
+        self.total_gpus = pulumi.Output.from_input(total_of([gpus for _, gpus in counts.values()]))
+        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary, counts))
         self.expansion = pulumi.Output.from_input(operator_expansion(plan))
         self.register_outputs(
             {
@@ -276,31 +310,28 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             }
         )
 
-    def _component_outputs(self, summary: GraphSummary) -> dict[str, Any]:
-        """Per component, its summary; in render mode with the registered DCD's Output-aware
-        replica and GPU counts (operator mode registers no DCD: the summary's own counts)."""
-        if not self.components:
-            return {name: s.as_dict() for name, s in summary.components.items()}
+    @staticmethod
+    def _component_outputs(summary: GraphSummary, counts: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
+        """Per component, its summary with the Output-aware replica and GPU counts (the same the
+        registered DCDs export; operator mode registers none)."""
         return {
-            name: {**s.as_dict(), "replicas": c.replicas, "gpus": c.gpus}
-            for (name, s), c in zip(summary.components.items(), self.components.values(), strict=True)
+            name: {**s.as_dict(), "replicas": counts[name][0], "gpus": counts[name][1]}
+            for name, s in summary.components.items()
         }
 
     def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessPlan,
                            adopt: bool) -> list[Registered]:
-        """Render mode: graph-level objects under the DGD, one DCD per component; awaited kinds
-        get the graph's deadlines. Returns every object with its resource (for readiness)."""
+        """Render mode: graph-level objects under the DGD, one DCD per component (its objects
+        after the graph-level objects their pods use); awaited kinds get the graph's deadlines.
+        Returns every object with its resource (for readiness)."""
         policy = _policy(plan, readiness, adopt)
-        registered: list[Registered] = []
-        for planned in plan.graph_objects:
-            ignored = ignore_changes(planned, plan, None)
-            resource = register(planned, self, plan.outputs, ignored, deps, policy)
-            self.graph_resources.append(resource)
-            registered.append(Registered(planned, resource, tuple(ignored)))
+        registered = register_graph_level(plan.graph_objects, self, plan, deps, policy)
+        self.graph_resources = [entry.resource for entry in registered]
+        pods_need = [*deps, *supporting(registered)]
         for component in plan.components:
             self.components[component.name] = DynamoComponentDeployment(
                 component.pulumi_name,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=pods_need or None),
                 adopt=adopt,
                 _graph=plan,
                 _component=component,

@@ -11,32 +11,32 @@ provider's outputs are the object as applied), never from the plan:
 * a workload's view is its kind (fixed by its type), its ``metadata.name`` and
   ``metadata.namespace``, and its ``spec``, all as output; the component it realises comes from
   the plan (a transformation does not move a workload to another component);
-* the revision digests the views without what an autoscaler owns (the ``ignore_changes`` paths:
-  a scaling adapter's replicas move in the cluster, and a refresh must not make the next ``up``
-  wait again) and without metadata (annotations such as ``pulumi.com/`` directives, or the
-  ``deployment.kubernetes.io/revision`` the controller writes, change nothing that runs).
+* the revision digests the views as :func:`~dynamo_pulumi.readiness.plan_inputs.workload_digest`
+  does the plan's (``dynamo-pulumi diff`` predicts it from the plan): without what an autoscaler
+  owns (the ``ignore_changes`` paths: a scaling adapter's replicas move in the cluster, and a
+  refresh must not make the next ``up`` wait again) and without metadata (annotations such as
+  ``pulumi.com/`` directives, or the ``deployment.kubernetes.io/revision`` the controller writes,
+  change nothing that runs).
 
-Typed children's outputs come back with snake_case keys (``match_labels``); the digest only needs
-to be stable, and the targets read only names, namespaces and Grove's custom-resource spec,
-which keeps its keys. Every apply returns a small result (targets, a digest), never the objects:
-the SDK lifts what an apply returns into Outputs member by member (:func:`_observed`).
+Typed children's outputs are output types keyed by Python names (``match_labels``); :func:`plain`
+reads them back under their wire names (``matchLabels``), the object as the plan wrote it. Every
+apply returns a small result (targets, a digest), never the objects: the SDK lifts what an apply
+returns into Outputs member by member (:func:`_observed`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
+from pulumi._types import is_output_type, output_type_to_dict
 
-from dynamo_pulumi.expansion import json_digest
 from dynamo_pulumi.planning.plan import PlannedObject
+from dynamo_pulumi.readiness.plan_inputs import revision_of, workload_digest
 from dynamo_pulumi.readiness.targets import is_workload, operator_targets, render_targets
 from dynamo_pulumi.wire_numbers import as_written
-
-_STEP = re.compile(r"([^.\[\]]+)|\[(\d+|\*)\]")
 
 
 @dataclass(frozen=True)
@@ -49,37 +49,16 @@ class Registered:
 
 
 def plain(value: Any) -> Any:
-    """An output value as plain JSON data: typed output objects (``dict`` subclasses whose
-    properties may shadow ``dict`` methods: ``values``, ``items``) as dicts, whole numbers as
-    integers."""
+    """An output value as plain JSON data: typed output objects (``dict`` subclasses keyed by
+    Python names, whose properties may shadow ``dict`` methods: ``values``, ``items``) as dicts
+    keyed by their wire names, whole numbers as integers."""
+    if is_output_type(type(value)):
+        return plain(output_type_to_dict(value))
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in dict.items(value)}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return as_written(value)
-
-
-def without(obj: Any, path: str) -> Any:
-    """``obj`` with the value at a property path (``a.b[0].c``, ``[*]`` for every item) removed."""
-    steps = [name if name else (index if index == "*" else int(index)) for name, index in _STEP.findall(path)]
-
-    def drop(node: Any, rest: list[Any]) -> Any:
-        if not rest:
-            return node
-        step, tail = rest[0], rest[1:]
-        if isinstance(node, Mapping) and isinstance(step, str) and step in node:
-            if not tail:
-                return {k: v for k, v in node.items() if k != step}
-            return {**node, step: drop(node[step], tail)}
-        if isinstance(node, list) and step == "*":
-            return [drop(item, tail) for item in node] if tail else []
-        if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            if not tail:
-                return [item for i, item in enumerate(node) if i != step]
-            return [drop(item, tail) if i == step else item for i, item in enumerate(node)]
-        return node
-
-    return drop(obj, steps)
 
 
 def _view(entry: Registered, metadata: Any, spec: Any) -> dict[str, Any]:
@@ -101,18 +80,6 @@ def workloads(registered: Sequence[Registered]) -> list[Registered]:
     return [entry for entry in registered if is_workload(entry.planned.obj)]
 
 
-def _digested(view: Mapping[str, Any], entry: Registered) -> dict[str, Any]:
-    """What the revision digests of one view: kind, name, namespace and the spec without the
-    paths an autoscaler owns."""
-    spec = view["spec"]
-    for path in entry.ignore_changes:
-        if path.startswith("spec."):
-            spec = without(spec, path[len("spec."):])
-    meta = view["metadata"]
-    return {"apiVersion": view["apiVersion"], "kind": view["kind"],
-            "metadata": {"name": meta["name"], "namespace": meta["namespace"]}, "spec": spec}
-
-
 #: What one registered object yields: its watch targets and the digest of what it deploys.
 Observed = tuple[list[dict[str, str]], str]
 
@@ -130,7 +97,7 @@ def _observed(entry: Registered, targets_of: Callable[[dict[str, Any]], list[dic
     def with_metadata(metadata: Any) -> pulumi.Output[Observed]:
         def with_spec(spec: Any) -> Observed:
             view = _view(entry, plain(metadata), plain(spec))
-            return targets_of(view), json_digest(_digested(view, entry))
+            return targets_of(view), workload_digest(view, entry.ignore_changes)
 
         return resource.spec.apply(with_spec)
 
@@ -138,7 +105,7 @@ def _observed(entry: Registered, targets_of: Callable[[dict[str, Any]], list[dic
 
 
 def _merged(observed: Sequence[Observed]) -> Observed:
-    return [t for targets, _ in observed for t in targets], json_digest([digest for _, digest in observed])
+    return [t for targets, _ in observed for t in targets], revision_of([digest for _, digest in observed])
 
 
 def _split(merged: pulumi.Output[Observed]) -> tuple[pulumi.Output[list[dict[str, str]]], pulumi.Output[str]]:
