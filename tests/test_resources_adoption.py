@@ -59,3 +59,24 @@ def test_import_on_the_component_is_refused_naming_adopt(component):
                                          r"component .* adopt=True imports what the graph creates"):
         run_program(lambda: component("x", doc, opts=pulumi.ResourceOptions(import_="team-a/x")), recording=recording)
     assert recording.resources == []
+
+
+def test_the_server_assigned_cluster_ip_is_ignored_so_an_import_is_no_replacement():
+    # seen with the real engine: the imported Service's inputs hold the clusterIP the server
+    # assigned, the rendered Service has none, and the provider replaces a Service to change it
+    for adopt in (True, False):  # also without adopt: a later up that drops adopt must not replace it
+        services = _run(adopt=adopt).by_type("kubernetes:core/v1:Service")
+        assert services and all(s.ignore_changes == ("spec.clusterIP",) for s in services), adopt
+
+
+def test_a_rendered_cluster_ip_is_diffed_as_before():
+    from dynamo_pulumi.planning.plan import PlannedObject
+    from dynamo_pulumi.resources.children import child_options
+
+    headless = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "n"},
+                "spec": {"clusterIP": "None"}}
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "n"},
+             "spec": {"storageClassName": "fast"}}
+    no_parent: pulumi.Resource = None  # type: ignore[assignment]  # the options only name it
+    assert child_options(PlannedObject(headless, "n/s"), no_parent).ignore_changes is None
+    assert child_options(PlannedObject(claim, "n/c"), no_parent).ignore_changes == ["spec.volumeName"]

@@ -90,6 +90,29 @@ class ChildPolicy:
     adopt: bool = False
 
 
+#: Immutable fields the API server fills in when an object leaves them unset, which
+#: pulumi-kubernetes replaces the object to change (a Service's ``clusterIP``; a claim's volume
+#: and storage class once bound). An imported object's inputs are read from the live object and
+#: hold the assigned value; the rendered object does not, so the engine's diff after the import
+#: is a replacement, refused for an import ("previously-imported resources that still specify an
+#: ID may not be replaced", seen with the real engine, tests/e2e/test_engine_provider_conventions.py).
+SERVER_ASSIGNED: dict[tuple[str, str], tuple[str, ...]] = {
+    ("v1", "Service"): ("spec.clusterIP",),
+    ("v1", "PersistentVolumeClaim"): ("spec.volumeName", "spec.storageClassName"),
+}
+
+
+def server_assigned(planned: PlannedObject) -> list[str]:
+    """The :data:`SERVER_ASSIGNED` paths the rendered object leaves to the server: ignored, so
+    the assigned value stays (an object that sets one is diffed on it as before). Ignored for
+    every object, adopted or not: an adopted one keeps the assigned value in its inputs, and a
+    later ``up`` without ``adopt`` must not replace it for that; for a created one the path is
+    absent on both sides, and ignoring it changes nothing."""
+    spec = planned.obj.get("spec") or {}
+    paths = SERVER_ASSIGNED.get((planned.api_version, planned.kind), ())
+    return [path for path in paths if path.removeprefix("spec.") not in spec]
+
+
 def import_id(planned: PlannedObject) -> str:
     """pulumi-kubernetes' import id of an object: ``namespace/name`` (``name`` when cluster-scoped)."""
     namespace = (planned.obj.get("metadata") or {}).get("namespace")
@@ -110,9 +133,10 @@ def child_options(
     the object over, sharing it with the other graphs' patches."""
     policy = policy or ChildPolicy()
     replace = replace_on_changes(planned.api_version, planned.kind)
+    ignored = [*(ignore_changes or []), *server_assigned(planned)]
     return pulumi.ResourceOptions(
         parent=parent,
-        ignore_changes=list(ignore_changes) if ignore_changes else None,
+        ignore_changes=ignored or None,
         replace_on_changes=replace or None,
         delete_before_replace=deletes_first(planned) or None,
         depends_on=depends_on or None,
