@@ -178,12 +178,13 @@ def register(
 ) -> pulumi.CustomResource:
     """Create the Pulumi resource for one planned object, Outputs restored at their leaves.
 
-    An adopted object is registered exactly as rendered (no ``pulumi.com/skipAwait`` of ours),
-    so its import matches the live object; the next ``pulumi up`` without ``adopt`` adds it."""
+    An adopted object carries our ``pulumi.com/skipAwait`` too: pulumi-kubernetes imports every
+    input property of the live object (the server's defaults included), so the import is
+    followed by an update in the same ``up`` whatever we send, and without the annotation that
+    update would run the provider's own await of each Service and worker (10 s per Service on
+    the local cluster, seen with the real engine) before the readiness resource waits anyway."""
     policy = policy or ChildPolicy()
-    obj = restore(planned.obj, outputs)
-    if not policy.adopt:
-        obj = with_await_annotations(obj, planned, policy.readiness_waits)
+    obj = with_await_annotations(restore(planned.obj, outputs), planned, policy.readiness_waits)
     opts = child_options(planned, parent, ignore_changes, depends_on, policy)
     if planned.shared:
         return _register_shared(planned, obj, opts)
