@@ -14,7 +14,9 @@ what the provider decides reaches the cluster.
 * item 3: with ``enable_server_side_apply=False`` the ``up`` fails at registration with one
   error, no traceback, and nothing is created;
 * item 6: ``adopt=True`` with the rendered objects already applied by kubectl: the engine
-  imports each of them (step ``import``), creates none of them again, and the wait finishes.
+  imports each of them (step ``import``), creates none of them again, and the wait finishes; its
+  readiness resource is the ``dynamo`` plugin's (item 1 for the second transport: the plugin
+  waits on the provider's cluster too, not on the ambient one).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from localcluster.tools import ToolSet
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "conventions"
 READINESS = "dynamo:GraphReadiness"
+PLUGIN_READINESS = "dynamo:index:GraphReadiness"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 #: How the Automation API's inline host repeats a program's error (the Python language host does not).
 INLINE_HOST = "an unhandled error occurred: "
@@ -147,7 +150,8 @@ def test_adopt_imports_the_rendered_objects_that_exist(
                                                           "items": [p.obj for p in plan.all_objects()]}))
     engine = _engine(tools, tmp_path)
     project = project_copy(PROGRAM, tmp_path / "adopt")
-    config = {"kubeconfig_file": str(cluster.kubeconfig), "namespace": namespace, "case": "adopt"}
+    config = {"kubeconfig_file": str(cluster.kubeconfig), "namespace": namespace, "case": "adopt",
+              "readiness_provider": "plugin"}
     run = run_project(engine, "up", project, config=config)
     kubernetes = [s for s in run.steps("pre") if s["type"].startswith("kubernetes:") and "Provider" not in s["type"]]
     imported = {s["urn"].rsplit("::", 1)[-1] for s in kubernetes if s["op"] == "import"}
@@ -157,4 +161,5 @@ def test_adopt_imports_the_rendered_objects_that_exist(
     # the import reads the server's defaults as inputs: an update of our fields follows, no await of its own
     assert {s["op"] for s in kubernetes if not s["type"].endswith("Patch")} <= {"import", "update"}, kubernetes
     assert "Finding Pods to direct traffic to" not in run.log, run.log[-3000:]
-    assert run.result["outputs"]["readiness"]["state"] == "successful"
+    (waited,) = _steps(run, "outputs", PLUGIN_READINESS)
+    assert waited["op"] == "create" and run.result["outputs"]["readiness"]["state"] == "successful", waited

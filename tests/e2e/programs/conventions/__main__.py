@@ -10,6 +10,8 @@ Config ``case`` picks what the program shows (tests/e2e/test_engine_provider_con
 * ``no-ssa``: the same provider with ``enable_server_side_apply=False``;
 * ``adopt``: the same provider, ``adopt=True``, for objects created beforehand with kubectl.
 
+``readiness_provider`` picks the readiness transport (``dynamic``, the default, or ``plugin``).
+
 The readiness resource's inputs are exported, so the test reads what it watched.
 """
 
@@ -32,6 +34,7 @@ config = pulumi.Config()
 case = config.get("case") or "provider"
 mirror = config.get("mirror") or ""
 ready_delay = config.get("ready_delay") or ""
+transport = config.get("readiness_provider") or "dynamic"
 kubeconfig = Path(config.require("kubeconfig_file")).read_text()
 
 
@@ -54,7 +57,7 @@ graph = DynamoGraphDeployment(
     "vllm-agg", default_graph_path(),
     opts=pulumi.ResourceOptions(provider=local, transforms=[worker_mirror] if mirror else None),
     adopt=case == "adopt",
-    readiness=ReadinessOptions(timeout="2m"),
+    readiness=ReadinessOptions(timeout="2m", provider=transport),
 )
 readiness: Any = graph.readiness
 pulumi.export("readiness", {key: getattr(readiness, key) for key in
