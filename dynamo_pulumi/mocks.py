@@ -120,6 +120,13 @@ class Registration:
     replacement_trigger: Any = None
     #: ``hide_diffs``: property paths whose diffs the engine does not display.
     hide_diffs: tuple[str, ...] = ()
+    #: ``protect`` (False when unset: the engine then inherits the parent's, which the SDK sends).
+    protect: bool = False
+
+    @property
+    def provider_urn(self) -> str:
+        """The URN of the explicit provider of a custom resource ("" for the default provider)."""
+        return provider_urn(self.provider)
 
     @property
     def parent_name(self) -> str:
@@ -248,9 +255,15 @@ class RecordingMonitor(MockMonitor):
                     ),
                     replacement_trigger=_trigger_of(request),
                     hide_diffs=tuple(request.hideDiffs),
+                    protect=bool(request.protect),
                 )
             )
         return response
+
+
+def provider_urn(reference: str) -> str:
+    """A provider reference (``<urn>::<id>``) as its URN ("" stays "": the default provider)."""
+    return reference.rsplit("::", 1)[0] if reference.count("::") > 3 else reference
 
 
 class _ReadTracking(dict):  # type: ignore[type-arg]

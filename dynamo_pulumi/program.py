@@ -11,8 +11,10 @@ Stack configuration (``pulumi config set dynamo-pulumi:<key> <value>``):
 * ``wait`` - ``false`` to return from ``pulumi up`` without waiting for readiness (default true);
 * ``timeout`` - how long ``pulumi up`` waits for the graph to serve (``30m``, ``2h``; default 60m).
 
-The cluster connection comes from ``kubernetes:kubeconfig`` / ``kubernetes:context``, as for
-pulumi-kubernetes.
+Every key is declared in the root ``Pulumi.yaml``. The cluster, and the namespace when none is
+given, come from the Kubernetes provider, as for any pulumi-kubernetes object: the default
+provider's stack config ``kubernetes:kubeconfig`` / ``kubernetes:context`` / ``kubernetes:namespace``
+(or the provider passed in ``opts``).
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ import pulumi
 from dynamo_pulumi.api.v1beta1 import DCD_KIND
 from dynamo_pulumi.deploy_mode import DEFAULT_MODE
 from dynamo_pulumi.planning.placement import GpuPlacement
-from dynamo_pulumi.planning.plan import GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.planning.plan import DefaultNamespace, GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.resources.kube_provider import ChildrenProvider, lazily
 from dynamo_pulumi.resources.readiness import ReadinessOptions
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
 
@@ -48,10 +51,12 @@ def plan(
     platform: Platform | Mapping[str, Any] | str | Path | None = None,
     placement: GpuPlacement | None = None,
     mode: str = DEFAULT_MODE,
+    default_namespace: DefaultNamespace = "default",
 ) -> GraphPlan:
-    """The plan of ``graph`` (default: the embedded example) in ``mode``. Raises on an invalid graph."""
+    """The plan of ``graph`` (default: the embedded example) in ``mode``. Raises on an invalid graph.
+    ``default_namespace``: the namespace when neither ``namespace`` nor the graph names one."""
     source = graph if graph is not None else default_graph_path()
-    return plan_graph(source, platform, namespace, "", placement, mode=mode)
+    return plan_graph(source, platform, namespace, "", placement, mode=mode, default_namespace=default_namespace)
 
 
 def deploy(
@@ -66,9 +71,11 @@ def deploy(
     readiness: ReadinessOptions | None = None,
 ) -> DynamoGraphDeployment | DynamoComponentDeployment:
     """Register one graph (or standalone DCD), named after its ``metadata.name``; export outputs.
-    ``mode="operator"`` registers the custom resource itself; ``adopt`` imports an existing one."""
+    ``mode="operator"`` registers the custom resource itself; ``adopt`` imports what exists. The
+    namespace defaults to the graph's, then to the Kubernetes provider's (``opts``, else the stack's)."""
     with reported_to_pulumi():
-        planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement, mode)
+        default = lazily(ChildrenProvider.of(opts).default_namespace)
+        planned = graph if isinstance(graph, GraphPlan) else plan(graph, namespace, platform, placement, mode, default)
     if planned.kind == DCD_KIND:
         dcd = DynamoComponentDeployment(planned.name, planned, opts=opts, adopt=adopt, readiness=readiness)
         if export:
@@ -91,7 +98,7 @@ def main() -> DynamoGraphDeployment | DynamoComponentDeployment:
     config = pulumi.Config(CONFIG_NAMESPACE)
     readiness = ReadinessOptions(
         wait=config.get_bool("wait") is not False,
-        timeout=config.get("timeout") or ReadinessOptions().timeout,
+        timeout=config.get("timeout") or None,
     )
     return deploy(
         graph=config.get("graph") or None,

@@ -112,7 +112,8 @@ def test_resource_references_in_inputs_do_not_break_the_mock_runner() -> None:
 @pytest.mark.parametrize("example", ["eks", "gke"])
 def test_the_readiness_wait_is_told_the_clusters_kubeconfig_not_the_ambient_one(example: str, request) -> None:
     """The readiness resource runs in the dynamic-provider process, which never sees the explicit
-    provider: without the cluster's kubeconfig it would wait on whatever ``~/.kube/config`` names."""
+    provider: without the cluster's kubeconfig it would wait on whatever ``~/.kube/config`` names.
+    The examples pass the provider only; the wait takes its kubeconfig from it (issue 25)."""
     rec: Recording = request.getfixturevalue(example)
     (provider,) = rec.by_type("pulumi:providers:kubernetes")
     (readiness,) = rec.by_type("pulumi-python:dynamic/dynamo:GraphReadiness")
@@ -120,3 +121,4 @@ def test_the_readiness_wait_is_told_the_clusters_kubeconfig_not_the_ambient_one(
     assert kubeconfig is not None
     assert is_unknown(kubeconfig) or is_unknown(kubeconfig.get("value"))  # the cluster's, known once it exists
     assert is_unknown(provider.inputs["kubeconfig"])
+    assert readiness.inputs.get("ambient") is not True

@@ -149,7 +149,8 @@ def test_the_root_program_takes_wait_and_timeout_from_stack_config():
 def test_operator_mode_registration_watches_the_custom_resource_and_carries_the_prediction():
     import pulumi_kubernetes as k8s
 
-    from dynamo_pulumi.resources.readiness import register_operator_readiness
+    from dynamo_pulumi.resources.readiness import ReadinessPlan, register_operator_readiness
+    from dynamo_pulumi.resources.timeouts import Deadlines
 
     plan = small_plan()
     predicted = [p.obj for p in plan.all_objects()]
@@ -162,7 +163,10 @@ def test_operator_mode_registration_watches_the_custom_resource_and_carries_the_
             cr = k8s.apiextensions.CustomResource(
                 "cr", api_version="nvidia.com/v1beta1", kind="DynamoGraphDeployment",
                 metadata={"name": GRAPH, "namespace": NS}, opts=pulumi.ResourceOptions(parent=self))
-            self.readiness = register_operator_readiness(self, plan, ReadinessOptions(timeout="20m"), cr, "spec-digest",
+            targets = [{"api_version": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
+                        "namespace": NS, "name": GRAPH, "component": "", "group": GRAPH}]
+            readiness = ReadinessPlan(ReadinessOptions(timeout="20m"), deadlines=Deadlines(1200, 1200, 1200))
+            self.readiness = register_operator_readiness(self, plan, readiness, cr, targets, "spec-digest",
                                                          expansion, predicted)
 
     rec, _ = run_program(Graph, preview=False)

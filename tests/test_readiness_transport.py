@@ -2,8 +2,10 @@
 
 Under mocks: the plugin transport registers ``dynamo:index:GraphReadiness`` with the very name,
 parent, dependencies and inputs the dynamic transport registers (so a stack moves between them
-with an alias on the type), and leaves the connection to the provider's configuration when the
-stack sets ``dynamo:kubeconfig``/``dynamo:context``.
+with an alias on the type). Either transport connects the way the graph's children do
+(issue 25, item 1): a stack's ``dynamo:kubeconfig`` never replaces the children's connection;
+where the children use the ambient one, the resource says so (``ambient``), so the plugin does
+not fill in its own configuration.
 """
 
 from __future__ import annotations
@@ -49,12 +51,18 @@ def test_the_plugin_transport_registers_the_same_resource_under_its_own_type():
     assert plugin.inputs == dynamic_inputs
 
 
-def test_a_stack_configuring_the_plugin_leaves_the_connection_to_the_provider():
+def test_a_plugin_configuration_never_replaces_the_connection_of_the_children():
     config = {"dynamo:kubeconfig": KUBECONFIG, "kubernetes:kubeconfig": "other", "kubernetes:context": "ctx"}
-    _, readiness = _readiness("plugin", config=config)
+    for transport in ("plugin", "dynamic"):
+        _, readiness = _readiness(transport, config=config)
+        assert readiness.inputs["kubeconfig"]["value"] == "other" and readiness.inputs["context"] == "ctx"
+        assert readiness.inputs["ambient"] is False
+
+
+def test_children_on_the_ambient_connection_make_the_readiness_say_so():
+    _, readiness = _readiness("plugin", config={"dynamo:kubeconfig": KUBECONFIG})
+    assert readiness.inputs["ambient"] is True
     assert not readiness.inputs.get("kubeconfig") and not readiness.inputs.get("context")
-    _, dynamic = _readiness("dynamic", config=config)  # the dynamic host has no provider config
-    assert dynamic.inputs["kubeconfig"]["value"] == "other" and dynamic.inputs["context"] == "ctx"
 
 
 def test_without_plugin_config_the_plugin_gets_the_kubernetes_stack_config():

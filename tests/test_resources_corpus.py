@@ -16,6 +16,7 @@ from dynamo_pulumi.mocks import Recording, run_program
 from dynamo_pulumi.planning.options import ignore_changes, replace_on_changes
 from dynamo_pulumi.planning.plan import GraphPlan, plan_graph
 from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.resources.children import server_assigned
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 FILES = sorted(p.name for p in CORPUS.glob("*.yaml")) if CORPUS.is_dir() else []
@@ -93,7 +94,7 @@ def _check_tree(rec: Recording, plan: GraphPlan) -> None:
         assert reg.parent_urn == parent_urn
         assert reg.object_name == planned.name
         assert "::cluster::" in reg.provider, f"{reg.name} does not use the given provider"
-        assert list(reg.ignore_changes) == ignore_changes(planned, plan, component)
+        assert list(reg.ignore_changes) == [*ignore_changes(planned, plan, component), *server_assigned(planned)]
         assert list(reg.replace_on_changes) == replace_on_changes(planned.api_version, planned.kind)
 
 

@@ -16,9 +16,11 @@ only (a program says them itself).
 
 ``-o json`` prints ``{"resources": [...], "graphs": [...]}``, the same bytes on every run:
 ``resources`` one object per resource sorted by parent, type and name (operation, type, name,
-parent, parentType, object, inputs, ignoreChanges, replaceOnChanges, deleteBeforeReplace; inputs
-as plain JSON: whole numbers as integers, unknown values as "(unknown)", secrets as "[secret]",
-no engine internals); ``graphs`` one object per graph (kind, name, namespace, mode,
+parent, parentType, object, inputs, ignoreChanges, replaceOnChanges, deleteBeforeReplace,
+protect, customTimeouts, and the provider: ``provider`` of a custom resource, the URN of its
+explicit provider or ``default``, ``providers`` of a component, package -> URN; inputs as plain
+JSON: whole numbers as integers, unknown values as "(unknown)", secrets as "[secret]", no
+engine internals); ``graphs`` one object per graph (kind, name, namespace, mode,
 dynamoNamespace, frontendUrl when it has one, gpus, warnings, and in operator mode expansion: the
 objects the operator will create, ``{apiVersion, kind, name, digest}``).
 """
@@ -45,7 +47,7 @@ from dynamo_pulumi.cli.exits import UsageError
 from dynamo_pulumi.cli.validate_report import errors_also_as_json
 from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines, total_text
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.mocks import Recording, Registration, run_program, shown_inputs
+from dynamo_pulumi.mocks import Recording, Registration, provider_urn, run_program, shown_inputs
 from dynamo_pulumi.planning.operator_mode import operator_expansion
 from dynamo_pulumi.planning.outputs import gpu_count_warnings, summarize
 from dynamo_pulumi.planning.plan import GraphPlan
@@ -110,6 +112,24 @@ def _sort_key(r: Registration) -> tuple[str, str, str, str]:
     return (r.parent_type, r.parent_name, r.type, r.name)
 
 
+#: How ``preview -o json`` names the provider of a custom resource that has no explicit one.
+DEFAULT_PROVIDER = "default"
+
+
+def _timeouts(registration: Registration) -> dict[str, str]:
+    """``customTimeouts`` as ``{create, update, delete}``, the ones set."""
+    return {key: value for key, value in zip(("create", "update", "delete"), registration.custom_timeouts, strict=True)
+            if value}
+
+
+def _provider(registration: Registration) -> dict[str, Any]:
+    """Which provider a resource goes through: a custom resource's own (its URN, or ``default``),
+    a component's map of what its children inherit (package -> URN)."""
+    if registration.custom:
+        return {"provider": registration.provider_urn or DEFAULT_PROVIDER}
+    return {"providers": {pkg: provider_urn(ref) for pkg, ref in sorted(registration.providers.items())}}
+
+
 def as_json(recording: Recording) -> list[dict[str, Any]]:
     """One entry per resource, in an order that depends on nothing but the resources
     (registration order follows the runtime's threads)."""
@@ -124,6 +144,9 @@ def as_json(recording: Recording) -> list[dict[str, Any]]:
             "ignoreChanges": list(r.ignore_changes),
             "replaceOnChanges": list(r.replace_on_changes),
             "deleteBeforeReplace": r.delete_before_replace,
+            "protect": r.protect,
+            "customTimeouts": _timeouts(r),
+            **_provider(r),
             "inputs": shown_inputs(r.inputs),
         }
         for r in sorted(recording.resources, key=_sort_key)

@@ -16,9 +16,10 @@ building its client, listing, watching) and ask its client since when the API se
 answered (:meth:`WaitJob.silence`, the heartbeat). A job's client is closed when it ends, which
 releases its decoded credential files (:mod:`.credentials`).
 
-The connection is the resource's own ``kubeconfig``/``context`` when given, else the provider's
-configuration (``dynamo:kubeconfig``, ``dynamo:context``), else the ambient one
-(:func:`dynamo_pulumi.cluster.connection.api_client`).
+The connection is the resource's own ``kubeconfig``/``context``/``cluster`` when given (a
+component's readiness carries its children's), else the ambient one when the resource says its
+children use it (``ambient``), else the provider's configuration (``dynamo:kubeconfig``,
+``dynamo:context``), else the ambient one (:func:`dynamo_pulumi.cluster.connection.api_client`).
 """
 
 from __future__ import annotations
@@ -75,9 +76,10 @@ class ProviderConnection:
         return f"ProviderConnection(kubeconfig={'<given>' if self.kubeconfig else None}, context={self.context!r})"
 
     def applied_to(self, props: Mapping[str, Any]) -> dict[str, Any]:
-        """``props`` with the provider's connection filled in where the resource names none."""
+        """``props`` with the provider's connection filled in where the resource names none and
+        does not say its children use the ambient one."""
         own = connection_of(props)
-        if own.kubeconfig or own.context:
+        if own.kubeconfig or own.context or own.cluster or props.get("ambient") is True:
             return dict(props)
         return {**props, "kubeconfig": self.kubeconfig, "context": self.context}
 

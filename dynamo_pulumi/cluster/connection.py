@@ -1,10 +1,11 @@
-"""How to reach the cluster: an explicit kubeconfig or context, else what pulumi-kubernetes uses.
+"""How to reach the cluster: an explicit kubeconfig, context or cluster, else what pulumi-kubernetes uses.
 
-pulumi-kubernetes resolves its connection from provider arguments, then stack config
-(``kubernetes:kubeconfig``, ``kubernetes:context``), then ``$KUBECONFIG``, then
-``~/.kube/config``, then the in-cluster service account. The readiness resource must talk to the
-same cluster; the program side reads the stack config (:func:`ambient_kubeconfig`) and passes
-it as a (secret) input, the provider process resolves the rest the same way here.
+pulumi-kubernetes resolves its connection from provider arguments (a default provider's from
+the stack config ``kubernetes:kubeconfig``, ``kubernetes:context``, ``kubernetes:cluster``), then
+``$KUBECONFIG``, then ``~/.kube/config``, then the in-cluster service account. The readiness
+resource must talk to the same cluster; the program side passes the children's provider's
+settings as (secret) inputs (:mod:`dynamo_pulumi.resources.kube_provider`), and the provider
+process resolves the rest, the ambient connection, the same way here.
 
 A :class:`Connection` is plain data (picklable, printable without secrets); the official
 client's ``ApiClient`` is built from it only when needed, inside the process that talks to the
@@ -31,14 +32,16 @@ REQUEST_TIMEOUT = 30.0
 class Connection:
     """Where the cluster is. ``kubeconfig`` is the file's *contents* (YAML, JSON or one base64
     line), a path to it, or the parsed document (pulumi-eks' ``Cluster.kubeconfig`` is an object
-    Output, not text); :mod:`.kubeconfig` decodes it."""
+    Output, not text); :mod:`.kubeconfig` decodes it. ``cluster`` is pulumi-kubernetes' provider
+    setting of the same name: the kubeconfig cluster the active context is pointed at."""
 
     kubeconfig: str | Mapping[str, Any] | None = None
     context: str | None = None
+    cluster: str | None = None
 
     def __repr__(self) -> str:  # never print a kubeconfig (it holds credentials)
         shown = "<given>" if self.kubeconfig else None
-        return f"Connection(kubeconfig={shown}, context={self.context!r})"
+        return f"Connection(kubeconfig={shown}, context={self.context!r}, cluster={self.cluster!r})"
 
 
 def _from_kubeconfig(connection: Connection) -> Any:
@@ -53,7 +56,7 @@ def _from_kubeconfig(connection: Connection) -> Any:
     configuration.retries = False  # retrying is the watch layer's job (see cluster.api)
     try:
         given = decode(connection.kubeconfig) if connection.kubeconfig else None
-        lease = load_configuration(configuration, given, connection.context)
+        lease = load_configuration(configuration, given, connection.context, cluster=connection.cluster)
     except ConfigException as exc:
         raise ClusterError(f"kubeconfig: {str(exc).splitlines()[0]}") from None
     except ClusterError:
@@ -88,21 +91,9 @@ def _in_cluster() -> Any:
 
 def api_client(connection: Connection) -> Any:
     """An official-client ``ApiClient`` for ``connection`` (``Any``: the client is untyped)."""
-    if connection.kubeconfig or connection.context or _ambient_file_exists():
+    if connection.kubeconfig or connection.context or connection.cluster or _ambient_file_exists():
         return _from_kubeconfig(connection)
     return _in_cluster()
-
-
-def ambient_kubeconfig() -> tuple[str | None, str | None]:
-    """The stack config pulumi-kubernetes reads (``kubernetes:kubeconfig``, ``kubernetes:context``).
-
-    Called in the Pulumi program, where config is available (the dynamic provider process has
-    no stack config). Either may be None; the provider then falls back to the environment.
-    """
-    import pulumi
-
-    config = pulumi.Config("kubernetes")
-    return config.get("kubeconfig"), config.get("context")
 
 
 def remove_client_files() -> None:

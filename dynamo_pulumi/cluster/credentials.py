@@ -205,7 +205,7 @@ def _source(given: Kubeconfig | None) -> tuple[Any, Any]:
 
     if given is not None and given.path is None:
         document = dict(given.document)
-        for key in ("clusters", "users"):
+        for key in ("clusters", "contexts", "users"):
             document[key] = list(document.get(key) or [])
         return document, None
     paths = str(given.path) if given is not None else os.environ.get("KUBECONFIG") or "~/.kube/config"
@@ -215,17 +215,41 @@ def _source(given: Kubeconfig | None) -> tuple[Any, Any]:
     return merger.config, merger
 
 
+def point_at_cluster(config: Any, context: str | None, cluster: str) -> None:
+    """Point the active (or named) context of ``config`` at ``cluster``, as pulumi-kubernetes'
+    ``cluster`` provider setting overrides it. The context entry is replaced by a changed copy,
+    so the files the client's merger read (and may persist a refreshed token into) keep theirs."""
+    from kubernetes.config.kube_config import ConfigNode
+
+    view = plain_view(config)
+    if cluster not in [c.get("name") for c in view.get("clusters") or [] if isinstance(c, Mapping)]:
+        raise ClusterError(f"kubeconfig has no cluster {cluster!r} (the provider's cluster setting)")
+    name = context or view.get("current-context")
+    entries = _entries(config, "contexts")
+    for index, entry in enumerate(entries):
+        item = _body(entry)
+        if isinstance(item, Mapping) and item.get("name") == name:
+            body = item.get("context") if isinstance(item.get("context"), Mapping) else {}
+            copy = {**item, "context": {**body, "cluster": cluster}}
+            entries[index] = ConfigNode(entry.name, copy, entry.path) if isinstance(entry, ConfigNode) else copy
+            return
+    raise ClusterError(f"kubeconfig has no context {name!r} to point at cluster {cluster!r}")
+
+
 def load_configuration(configuration: Any, given: Kubeconfig | None, context: str | None,
-                       store: CredentialStore | None = None) -> Lease:
+                       store: CredentialStore | None = None, cluster: str | None = None) -> Lease:
     """Fill the client ``configuration`` from ``given`` (or the ambient ``$KUBECONFIG`` /
-    ``~/.kube/config``, merged as the client merges them), the context's inline credentials
-    written to ``store``'s files; the caller releases the returned lease when done."""
+    ``~/.kube/config``, merged as the client merges them), the context pointed at ``cluster``
+    when given, its inline credentials written to ``store``'s files; the caller releases the
+    returned lease when done."""
     from kubernetes.config.kube_config import KubeConfigLoader
 
     store = store or STORE
     config, merger = _source(given)
+    check_context(plain_view(config), context)
+    if cluster:
+        point_at_cluster(config, context, cluster)
     view = plain_view(config)
-    check_context(view, context)
     cluster, user = chosen_names(view, context)
     lease = Lease(store)
     try:

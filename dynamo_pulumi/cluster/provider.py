@@ -20,7 +20,8 @@ Lifecycle (readiness-lifecycle B4):
   one of the last create;
 * ``create``/``update`` wait (unless ``wait`` is false) and return the status outputs; a
   timeout or failure raises with one line per unready component. The engine's custom
-  timeouts never reach a dynamic provider, so ``timeout_seconds`` is the deadline. The host
+  timeouts never reach a dynamic provider, so ``timeout_seconds`` is the deadline (an update's
+  is ``update_timeout_seconds`` when given: the component's ``custom_timeouts``). The host
   answers whatever a method raises with its traceback; for our errors it answers with the
   message alone (:mod:`dynamo_pulumi.cluster.host_errors`, installed when the host imports this
   module), so the user reads the reason, not the host's frames;
@@ -55,7 +56,10 @@ IDENTITY_INPUTS: Final = ("namespace", "graph", "kind", "mode")
 #: Inputs whose change means "something else is deployed now": wait again.
 WATCHED_INPUTS: Final = ("targets", "revision", "pod_selector", "expansion", "predicted", "wait")
 #: Inputs whose change is written to the state without a wait (how to reach the cluster, how long).
-CONNECTION_INPUTS: Final = ("timeout_seconds", "kubeconfig", "context")
+#: ``cluster`` is the kubeconfig cluster of the children's provider; ``ambient`` says the children
+#: use the ambient connection (so a plugin-level connection must not replace it);
+#: ``update_timeout_seconds`` the deadline of an update when it differs from a create's.
+CONNECTION_INPUTS: Final = ("timeout_seconds", "kubeconfig", "context", "cluster", "ambient", "update_timeout_seconds")
 #: Every input the resource takes (see :class:`dynamo_pulumi.resources.readiness.ReadinessArgs`).
 INPUTS: Final = (*IDENTITY_INPUTS, *WATCHED_INPUTS, *CONNECTION_INPUTS)
 #: Status outputs (mirroring the DGD status the operator writes) and the drift report.
@@ -91,17 +95,29 @@ def _plain(props: Mapping[str, Any]) -> dict[str, Any]:
     return {key: unwrap_rpc_secret(value) for key, value in props.items()}
 
 
-def wait_request(props: Mapping[str, Any]) -> WaitRequest:
-    """The waiter's request from the resource's inputs."""
+def deadline_of(props: Mapping[str, Any], operation: str = "create") -> float:
+    """The deadline of one wait: ``update_timeout_seconds`` for an update when given (the
+    component's ``custom_timeouts.update``), else ``timeout_seconds``."""
+    if operation == "update" and props.get("update_timeout_seconds"):
+        return float(props["update_timeout_seconds"])
+    return float(props.get("timeout_seconds") or DEFAULT_TIMEOUT_SECONDS)
+
+
+def wait_request(props: Mapping[str, Any], operation: str = "create") -> WaitRequest:
+    """The waiter's request from the resource's inputs, for a ``create`` or an ``update``."""
     return WaitRequest(
         mode=props.get("mode") or "render",
         kind=str(props.get("kind") or DGD_KIND),
         graph=str(props["graph"]),
         namespace=str(props["namespace"]),
         targets=tuple(WatchTarget.from_input(t) for t in props.get("targets") or ()),
-        timeout_seconds=float(props.get("timeout_seconds") or DEFAULT_TIMEOUT_SECONDS),
+        timeout_seconds=deadline_of(props, operation),
         pod_selector=str(props.get("pod_selector") or ""),
     )
+
+
+def _positive_seconds(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
 def _check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
@@ -115,8 +131,15 @@ def _check_failures(news: Mapping[str, Any]) -> list[CheckFailure]:
         if not is_unknown(news.get(key)) and (not isinstance(news.get(key), str) or not news.get(key)):
             failures.append(CheckFailure(key, "must be a non-empty string"))
     timeout = news.get("timeout_seconds")
-    if not is_unknown(timeout) and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
+    if not is_unknown(timeout) and not _positive_seconds(timeout):
         failures.append(CheckFailure("timeout_seconds", f"must be a positive number of seconds, not {timeout!r}"))
+    update = news.get("update_timeout_seconds")
+    if update is not None and not is_unknown(update) and not _positive_seconds(update):
+        failures.append(CheckFailure("update_timeout_seconds", f"must be a positive number of seconds, not {update!r}"))
+    for key, kind in (("ambient", bool), ("cluster", str), ("context", str)):
+        value = news.get(key)
+        if value is not None and not is_unknown(value) and not isinstance(value, kind):
+            failures.append(CheckFailure(key, f"must be a {kind.__name__}, not {type(value).__name__}"))
     targets = news.get("targets")
     if not is_unknown(targets):
         if not isinstance(targets, list):
@@ -169,7 +192,7 @@ class ReadinessProvider(ResourceProvider):
         if connection_only(olds, news):
             return UpdateResult(kept_outputs(olds, news))
         try:
-            outputs = self._settle(news)
+            outputs = self._settle(news, "update")
         except DynamoPulumiError as exc:
             raise exc.with_traceback(None) from None
         return UpdateResult({**news, **outputs})
@@ -188,7 +211,7 @@ class ReadinessProvider(ResourceProvider):
     def delete(self, _id: str, _props: dict[str, Any]) -> None:
         return None
 
-    def _settle(self, props: Mapping[str, Any]) -> dict[str, Any]:
+    def _settle(self, props: Mapping[str, Any], operation: str = "create") -> dict[str, Any]:
         """Wait and return the status outputs; with ``wait`` false, touch no cluster at all
         (the outputs stay empty)."""
         import pulumi
@@ -197,7 +220,7 @@ class ReadinessProvider(ResourceProvider):
 
         if props.get("wait", True) is False:
             return dict(NOT_WAITED)
-        request = wait_request(props)
+        request = wait_request(props, operation)
         waiter = open_waiter(_plain(props), request, progress=lambda line: pulumi.log.info(f"{request.label}: {line}"))
         status = waiter.wait()
         findings = drift_after_wait(waiter, props.get("predicted") or [])

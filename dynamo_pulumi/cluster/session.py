@@ -19,7 +19,8 @@ from dynamo_pulumi.readiness.targets import WaitRequest
 
 
 def connection_of(props: Mapping[str, Any]) -> Connection:
-    return Connection(kubeconfig=props.get("kubeconfig") or None, context=props.get("context") or None)
+    return Connection(kubeconfig=props.get("kubeconfig") or None, context=props.get("context") or None,
+                      cluster=props.get("cluster") or None)
 
 
 def open_waiter(props: Mapping[str, Any], request: WaitRequest, progress: Progress | None = None,

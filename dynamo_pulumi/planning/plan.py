@@ -16,7 +16,7 @@ creating the new hash-named workload before deleting the old one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, check_mode
 from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
 from dynamo_pulumi.loading import LoadedObject, companion_note, is_companion
+from dynamo_pulumi.planning.directives import Directives, apply_directives, split
 from dynamo_pulumi.planning.outputs import gpu_count_warnings
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.planning.typed_outputs import crashed, explain, refuse_output_names, scrub
@@ -211,6 +212,26 @@ def _placed(entry: LoadedObject, placement: GpuPlacement, table: OutputTable) ->
     return replace(entry, object=load_graph(park(wire, table)))
 
 
+def _without_directives(entry: LoadedObject, table: OutputTable) -> tuple[LoadedObject, Directives]:
+    """The graph without the ``pulumi.com/`` directives of its spec (never rendered nor hashed:
+    :mod:`.directives`), and those directives."""
+    wire, directives = split(entry.object.to_wire())
+    if not directives:
+        return entry, directives
+    from dynamo_pulumi.loading import load_graph
+
+    return replace(entry, object=load_graph(park(wire, table))), directives
+
+
+#: The graph's namespace when neither the caller nor ``metadata.namespace`` names one: a name,
+#: or a function asked only then (a Pulumi component's provider, read once it is needed).
+DefaultNamespace = str | Callable[[], str]
+
+
+def _default_namespace(default: DefaultNamespace) -> str:
+    return default() if callable(default) else default
+
+
 # --- grouping ---------------------------------------------------------------------------------------
 
 
@@ -377,12 +398,15 @@ def plan_graph(
     placement: GpuPlacement | None = None,
     objects: Sequence[Mapping[str, Any]] = (),
     mode: str = DEFAULT_MODE,
+    default_namespace: DefaultNamespace = "default",
 ) -> GraphPlan:
     """Load, judge (:mod:`dynamo_pulumi.verdict`) and render ``spec`` into a plan. Raises before
     anything is registered.
 
     ``objects``: other Kubernetes objects the program deploys beside the graph; with the other
     documents of ``spec``'s YAML file, rendering reads the DRA claim templates among them.
+    ``default_namespace``: the namespace when neither ``namespace`` nor the graph's
+    ``metadata.namespace`` names one (a component's: its Kubernetes provider's).
 
     In operator mode the rendered objects are the operator's predicted expansion; an Output the
     rendering reads is then no error (the operator reads the real value, only the prediction
@@ -398,9 +422,11 @@ def plan_graph(
         entry, table = load_spec_entry(spec, name)
         if placement is not None:
             entry = _placed(entry, placement, table)
+        entry, directives = _without_directives(entry, table)
         graph: GraphModel = entry.object  # type: ignore[assignment]
-        ns = namespace or graph.metadata.namespace or "default"
-        verdict = check_deployable(entry, resolved, namespace, mode=checked_mode, objects=beside)
+        ns = namespace or graph.metadata.namespace or _default_namespace(default_namespace)
+        target = namespace if namespace or graph.metadata.namespace else ns
+        verdict = check_deployable(entry, resolved, target, mode=checked_mode, objects=beside)
         if table and checked_mode == "render":
             _refuse_outputs_read_by_rendering(graph, table, resolved, ns, beside)
     except GraphValidationError as exc:
@@ -424,5 +450,5 @@ def plan_graph(
     plan.outputs = table
     plan.mode = checked_mode
     plan.objects_beside = beside
-    plan.warnings = warnings + gpu_count_warnings(plan)
+    plan.warnings = warnings + apply_directives(plan, directives) + gpu_count_warnings(plan)
     return plan

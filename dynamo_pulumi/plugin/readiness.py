@@ -16,7 +16,8 @@ this transport adds is what the dynamic host cannot give:
 * every wait can be cancelled: the engine's ``Cancel``, a dropped call, a signal to the plugin
   (:meth:`ReadinessResource.cancel_all`);
 * the connection may be the provider's configuration (``dynamo:kubeconfig``/``dynamo:context``),
-  read at each call, so a changed kubeconfig is used by the next read or wait;
+  read at each call, so a changed kubeconfig is used by the next read or wait, for a resource
+  that names no connection and whose children do not use the ambient one (``ambient``);
 * preview never touches the cluster: the status outputs are unknown until the wait;
 * the kubeconfig (and any input sent as a secret) comes back as a secret.
 
@@ -190,7 +191,7 @@ class ReadinessResource:
         """Wait (unless ``wait`` is false) and return the status outputs."""
         if props.get("wait", True) is False:
             return dict(NOT_WAITED)
-        target = wait_request(props)
+        target = wait_request(props, operation)
         seconds, deadline_by = deadline_of(target.timeout_seconds, engine_timeout, operation)
         target = target.model_copy(update={"timeout_seconds": seconds})
         progress = self.log.from_thread(asyncio.get_running_loop(), urn, target.label)

@@ -41,6 +41,10 @@ READINESS_PROPERTIES: Final[dict[str, tuple[dict[str, Any], str]]] = {
     "wait": (BOOLEAN, "False: never wait and never read the cluster."),
     "kubeconfig": (ANY, "Kubeconfig contents, path or parsed document (secret); default: the provider's."),
     "context": (STRING, "Kubeconfig context; default: the provider's."),
+    "cluster": (STRING, "Kubeconfig cluster the context is pointed at (the kubernetes provider's cluster setting)."),
+    "ambient": (BOOLEAN, "True: the graph's objects use the ambient connection ($KUBECONFIG, ~/.kube/config, "
+                         "in-cluster), so this resource does too, whatever the provider is configured with."),
+    "update_timeout_seconds": (INTEGER, "Deadline of an update's wait, in seconds; default: timeout_seconds."),
     "expansion": (OBJECTS, "Operator mode: the predicted objects, {apiVersion, kind, name, digest}."),
     "predicted": (OBJECTS, "Operator mode: the full predicted objects (drift check)."),
     "state": (STRING, "The graph's state as the operator would write it (successful, pending, failed)."),

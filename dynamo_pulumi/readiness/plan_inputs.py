@@ -16,11 +16,17 @@ plan: a change of them alone is not predicted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from dynamo_pulumi.diffing import ObjectChange, field_changes
-from dynamo_pulumi.expansion import without_paths
-from dynamo_pulumi.planning.operator_mode import operator_expansion, plan_prediction, revision_document
+from dynamo_pulumi.expansion import json_digest, without_paths
+from dynamo_pulumi.planning.operator_mode import (
+    custom_resource_document,
+    operator_expansion,
+    plan_prediction,
+    scaled_replica_paths,
+)
 from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.readiness.targets import (
@@ -29,7 +35,6 @@ from dynamo_pulumi.readiness.targets import (
     operator_targets,
     pod_selector,
     render_targets,
-    revision,
 )
 
 #: The type token of the readiness resource on the default transport (the SDK's dynamic provider).
@@ -55,12 +60,32 @@ def _component_name(plan: GraphPlan) -> str:
     return plan.components[0].name if plan.kind == DCD_KIND and plan.components else ""
 
 
-def revision_workloads(plan: GraphPlan) -> list[dict[str, Any]]:
-    """The rendered workloads the render-mode revision digests, as every update sends them:
-    without the paths Pulumi ignores (the replicas a scaling adapter owns), so a change of those
-    in the file, which updates nothing, does not make ``pulumi up`` wait again either."""
+def workload_digest(obj: Mapping[str, Any], ignored: Iterable[str] = ()) -> str:
+    """One workload's share of the revision: its kind, name, namespace and ``spec`` as every
+    update sends them, without the paths Pulumi ignores (``ignored``: the replicas a scaling
+    adapter owns, sent once at create), so a change of those in the file, which updates nothing,
+    does not make ``pulumi up`` wait again. The rest of ``metadata`` is left out: labels are the
+    plan's, and annotations (``pulumi.com/`` directives, the controller's
+    ``deployment.kubernetes.io/revision``) change nothing that runs.
+
+    The components digest the workloads as registered (:mod:`dynamo_pulumi.resources.registered`:
+    after any transformation, read from the children's outputs), :func:`plan_inputs` the plan's;
+    both through this function, so the prediction is what a program registers."""
+    meta = obj.get("metadata") or {}
+    kept = without_paths({"spec": obj.get("spec") or {}}, ignored)
+    return json_digest({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
+                        "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")},
+                        "spec": kept.get("spec") or {}})
+
+
+def revision_of(digests: Sequence[str]) -> str:
+    """The revision input: the digest of the workloads' digests, in plan order."""
+    return json_digest(list(digests))
+
+
+def _rendered_revision(plan: GraphPlan) -> str:
     owned = [(p, None) for p in plan.graph_objects] + [(p, c) for c in plan.components for p in c.objects]
-    return [without_paths(p.obj, ignore_changes(p, plan, c)) for p, c in owned if is_workload(p.obj)]
+    return revision_of([workload_digest(p.obj, ignore_changes(p, plan, c)) for p, c in owned if is_workload(p.obj)])
 
 
 def plan_inputs(plan: GraphPlan) -> dict[str, Any]:
@@ -69,12 +94,12 @@ def plan_inputs(plan: GraphPlan) -> dict[str, Any]:
     objects = [p.obj for p in plan.all_objects()]
     if plan.mode == "operator":
         targets = operator_targets(plan.kind, plan.name, plan.namespace)
-        digest = revision([revision_document(plan)])
+        digest = revision_of([workload_digest(custom_resource_document(plan), scaled_replica_paths(plan))])
         expansion: list[Any] = [dict(e) for e in operator_expansion(plan)]
         predicted = plan_prediction(plan)
     else:
         targets = render_targets(objects, plan.namespace)
-        digest = revision(revision_workloads(plan))
+        digest = _rendered_revision(plan)
         expansion, predicted = [], []
     return {
         "namespace": plan.namespace,

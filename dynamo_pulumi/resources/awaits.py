@@ -33,19 +33,29 @@ So, per object:
 * a **fixed-name** Deployment (frontend, planner, a standalone DCD's workload, ...) keeps its
   await: a delete-before-replace of the same name must wait for the old object to be gone, and
   skipAwait would skip exactly that wait;
-* every awaited built-in kind gets the graph's timeout as ``customTimeouts`` (which win over the
-  ``pulumi.com/timeoutSeconds`` annotation) for create, update and delete; a skipped await gets
-  none (there is nothing to time out).
+* every awaited built-in kind gets the graph's deadlines as ``customTimeouts`` (which win over
+  the ``pulumi.com/timeoutSeconds`` annotation) for create, update and delete (the readiness
+  deadline, bounded by the component's ``custom_timeouts``: :mod:`.timeouts`); a skipped await
+  gets none (there is nothing to time out).
+
+A ``pulumi.com/`` annotation the user put on an object (:mod:`dynamo_pulumi.planning.directives`)
+is the user's word to the provider and wins over ours: an explicit ``pulumi.com/skipAwait``
+decides whether the object is awaited (``"false"`` restores the provider's await of a worker
+Deployment or a Service, beside the readiness wait), and an explicit
+``pulumi.com/timeoutSeconds`` is left to count (no ``customTimeouts``, which would override it).
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pulumi
 
 from dynamo_pulumi.planning.options import delete_before_replace
 from dynamo_pulumi.planning.plan import PlannedObject
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.resources.timeouts import Deadlines
 
 #: Built-in kinds pulumi-kubernetes awaits that our graphs render (apiVersion, kind).
 AWAITED_KINDS: Final = frozenset(
@@ -62,11 +72,20 @@ SKIP_AWAIT_KINDS: Final = frozenset({("v1", "Service"), ("networking.k8s.io/v1",
 #: Kinds whose await is skipped only when hash-named (skipAwait also skips their delete wait).
 GENERATION_NAMED_SKIP_KINDS: Final = frozenset({("apps/v1", "Deployment")})
 SKIP_AWAIT_ANNOTATION: Final = "pulumi.com/skipAwait"
+TIMEOUT_ANNOTATION: Final = "pulumi.com/timeoutSeconds"
+
+
+def _annotation(planned: PlannedObject, key: str) -> Any:
+    return ((planned.obj.get("metadata") or {}).get("annotations") or {}).get(key)
 
 
 def skips_await(planned: PlannedObject, readiness_waits: bool = True) -> bool:
     """Whether pulumi-kubernetes' await is skipped for this object (see the module docstring);
-    ``readiness_waits``: the graph's readiness resource waits (``ReadinessOptions.wait``)."""
+    ``readiness_waits``: the graph's readiness resource waits (``ReadinessOptions.wait``). The
+    user's own ``pulumi.com/skipAwait`` decides when given (the provider reads ``"true"``)."""
+    user = _annotation(planned, SKIP_AWAIT_ANNOTATION)
+    if isinstance(user, str):
+        return user.strip().lower() == "true"
     key = (planned.api_version, planned.kind)
     if key in SKIP_AWAIT_KINDS:
         return True
@@ -79,24 +98,27 @@ def skips_await(planned: PlannedObject, readiness_waits: bool = True) -> bool:
 
 
 def await_timeouts(
-    planned: PlannedObject, timeout_seconds: int | None, readiness_waits: bool = True
+    planned: PlannedObject, deadlines: Deadlines | None, readiness_waits: bool = True
 ) -> pulumi.CustomTimeouts | None:
-    """The graph's deadline for an awaited object (None: not awaited, or no deadline given)."""
+    """The graph's deadlines for an awaited object (None: not awaited, no deadline given, or the
+    user's own ``pulumi.com/timeoutSeconds`` on it)."""
     key = (planned.api_version, planned.kind)
-    if timeout_seconds is None or key not in AWAITED_KINDS or skips_await(planned, readiness_waits):
+    if deadlines is None or key not in AWAITED_KINDS or skips_await(planned, readiness_waits):
         return None
-    text = f"{int(timeout_seconds)}s"
-    return pulumi.CustomTimeouts(create=text, update=text, delete=text)
+    if _annotation(planned, TIMEOUT_ANNOTATION) is not None:
+        return None
+    return pulumi.CustomTimeouts(create=f"{deadlines.create}s", update=f"{deadlines.update}s",
+                                 delete=f"{deadlines.delete}s")
 
 
 def with_await_annotations(obj: dict[str, Any], planned: PlannedObject, readiness_waits: bool = True) -> dict[str, Any]:
     """``obj`` (``planned``'s object, Outputs restored) with ``pulumi.com/skipAwait: "true"``
-    when its await is skipped.
+    when its await is skipped and the user did not say otherwise.
 
     Returns a shallow copy with new ``metadata``/``annotations`` mappings; ``obj`` is untouched
     (the rendered object stays the operator's).
     """
-    if not skips_await(planned, readiness_waits):
+    if not skips_await(planned, readiness_waits) or _annotation(planned, SKIP_AWAIT_ANNOTATION) is not None:
         return obj
     metadata = dict(obj.get("metadata") or {})
     metadata["annotations"] = {**(metadata.get("annotations") or {}), SKIP_AWAIT_ANNOTATION: "true"}

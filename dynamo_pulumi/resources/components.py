@@ -3,9 +3,14 @@
 Order matters: the spec is loaded, judged and rendered *before* ``super().__init__``, so an
 invalid graph raises its GraphValidationError (a ``pulumi.RunError``, see :mod:`.run_errors`) and
 nothing at all is registered (not even the component); so does a graph whose objects another
-component of the program already creates (:mod:`.object_registry`). After that, registration is a straight walk over the plan: graph-level objects under
-the DGD, one DCD per component, the component's objects under its DCD. Providers given to the
-DGD (``provider=`` or ``providers=``) reach every child through Pulumi's parent chain.
+component of the program already creates (:mod:`.object_registry`), a graph whose shared objects
+its provider cannot apply (:func:`.kube_provider.check_patchable`), and ``opts.import_``.
+After that, registration is a straight walk over the plan: graph-level objects under the DGD,
+one DCD per component, the component's objects under its DCD. Providers given to the DGD
+(``provider=``, ``providers=``, a parent's) reach every child through Pulumi's parent chain, and
+the same provider decides the graph's default namespace and the cluster the readiness resource
+watches (:mod:`.kube_provider`); the component's ``custom_timeouts`` bound the waits
+(:mod:`.timeouts`).
 """
 
 from __future__ import annotations
@@ -28,15 +33,28 @@ from dynamo_pulumi.planning.tokens import DCD_TYPE, DGD_TYPE
 from dynamo_pulumi.planning.typed_outputs import component_counts, total_of
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.readiness.targets import is_workload
-from dynamo_pulumi.resources.children import register
+from dynamo_pulumi.resources.children import ChildPolicy, register
+from dynamo_pulumi.resources.kube_provider import (
+    ChildrenProvider,
+    check_patchable,
+    lazily,
+    refuse_component_import,
+)
 from dynamo_pulumi.resources.object_registry import claim_objects
 from dynamo_pulumi.resources.operator_mode import (
     register_custom_resource,
     register_operator_mode_readiness,
     resolve_mode,
 )
-from dynamo_pulumi.resources.readiness import ReadinessOptions, ReadinessResource, register_readiness
+from dynamo_pulumi.resources.readiness import (
+    ReadinessOptions,
+    ReadinessPlan,
+    ReadinessResource,
+    register_readiness,
+)
+from dynamo_pulumi.resources.registered import Registered
 from dynamo_pulumi.resources.run_errors import reported_to_pulumi
+from dynamo_pulumi.resources.timeouts import component_timeouts, deadlines
 
 PlatformSource = Platform | Mapping[str, Any] | str | Path | None
 
@@ -60,25 +78,33 @@ def _require_kind(plan: GraphPlan, kind: str, name: str, hint: str) -> None:
         raise InputError(f"{name!r} was given a {plan.kind}; {hint}")
 
 
-Registered = list[tuple[PlannedObject, pulumi.CustomResource]]
+def _policy(plan: GraphPlan, readiness: ReadinessPlan, adopt: bool) -> ChildPolicy:
+    """What every child of the graph gets: its deadlines, whether readiness waits, adoption."""
+    return ChildPolicy(readiness.deadlines, readiness.options.wait, adopt and plan.mode == "render")
+
+
+def _readiness_plan(opts: pulumi.ResourceOptions | None, readiness: ReadinessOptions | None,
+                    children: ChildrenProvider, owner: str) -> ReadinessPlan:
+    options = readiness or ReadinessOptions()
+    return ReadinessPlan(options, children, deadlines(options.timeout_given, component_timeouts(opts), owner))
 
 
 def register_graph_level(
     objects: Sequence[PlannedObject], parent: pulumi.Resource, plan: GraphPlan, deps: list[pulumi.Resource],
-    readiness: ReadinessOptions,
-) -> Registered:
+    policy: ChildPolicy,
+) -> list[Registered]:
     """The graph-level objects under ``parent``: first those the pods use, then a graph-level
     workload (the Grove PodCliqueSet) depending on them (see :func:`supporting`)."""
-    def one(planned: PlannedObject, depends_on: list[pulumi.Resource]) -> pulumi.CustomResource:
-        return register(planned, parent, plan.outputs, ignore_changes(planned, plan, None), depends_on,
-                        readiness.timeout_seconds, readiness.wait)
+    def one(planned: PlannedObject, depends_on: list[pulumi.Resource]) -> Registered:
+        ignored = ignore_changes(planned, plan, None)
+        return Registered(planned, register(planned, parent, plan.outputs, ignored, depends_on, policy), tuple(ignored))
 
-    support = [(planned, one(planned, deps)) for planned in objects if not is_workload(planned.obj)]
+    support = [one(planned, deps) for planned in objects if not is_workload(planned.obj)]
     pods_need = [*deps, *supporting(support)]
-    return [*support, *((planned, one(planned, pods_need)) for planned in objects if is_workload(planned.obj))]
+    return [*support, *(one(planned, pods_need) for planned in objects if is_workload(planned.obj))]
 
 
-def supporting(registered: Registered) -> list[pulumi.CustomResource]:
+def supporting(registered: Sequence[Registered]) -> list[pulumi.CustomResource]:
     """The graph-level objects the graph's pods use: its ServiceAccounts and RBAC, ConfigMaps
     (scripts, EPP configuration), claim templates; every workload is created after them.
 
@@ -86,7 +112,7 @@ def supporting(registered: Registered) -> list[pulumi.CustomResource]:
     ServiceAccount exists ("error looking up service account"): it retries with backoff, so the
     pods come later than they could and a ``FailedCreate`` warning is left on the workload (seen
     with the real engine, tests/e2e/test_engine_failure.py). The operator creates them first too."""
-    return [resource for planned, resource in registered if not is_workload(planned.obj)]
+    return [entry.resource for entry in registered if not is_workload(entry.planned.obj)]
 
 
 class DynamoComponentDeployment(pulumi.ComponentResource):
@@ -113,58 +139,78 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         readiness: ReadinessOptions | None = None,
         _graph: GraphPlan | None = None,
         _component: ComponentPlan | None = None,
+        _readiness: ReadinessPlan | None = None,
     ) -> None:
         """``spec``: a DCD model, dict, YAML path or ready plan. ``objects``: other Kubernetes
         objects of the program that rendering reads (DRA claim templates). ``mode``: ``"render"``
-        (default) or ``"operator"`` (register the DCD custom resource; ``adopt`` imports an
-        existing one). ``readiness``: whether and how long ``pulumi up`` waits for a standalone
-        component (default: 60 minutes). ``_graph``/``_component`` are how a
+        (default) or ``"operator"`` (register the DCD custom resource). ``adopt``: import what
+        already exists (render mode: every rendered object; operator mode: the DCD). ``readiness``:
+        whether and how long ``pulumi up`` waits for a standalone component (default: 60 minutes,
+        bounded by ``opts.custom_timeouts``). ``_graph``/``_component``/``_readiness`` are how a
         DynamoGraphDeployment hands over one of its components."""
         standalone = _graph is None
+        owner = f'{DCD_KIND} "{name}"'
         with reported_to_pulumi():
+            children = ChildrenProvider.of(opts)
+            if standalone:
+                refuse_component_import(opts, DCD_KIND, name)
             if _graph is None:
                 if spec is None:
                     raise InputError(f"DynamoComponentDeployment {name!r} needs a spec")
                 resolved = resolve_mode(spec, mode)
                 _graph = spec if isinstance(spec, GraphPlan) else plan_graph(
-                    spec, platform, namespace, name, placement, objects, mode=resolved or "render"
+                    spec, platform, namespace, name, placement, objects, mode=resolved or "render",
+                    default_namespace=lazily(lambda: children.default_namespace(owner)),
                 )
                 _require_kind(_graph, DCD_KIND, name, "use DynamoGraphDeployment for graphs")
                 _component = _graph.components[0]
             if _component is None:
                 raise InputError(f"DynamoComponentDeployment {name!r}: no component given")
+            plan_readiness = _readiness or _readiness_plan(opts, readiness, children, owner)
             if standalone:
-                claim_objects(_graph, [*_graph.graph_objects, *_component.objects], f'{DCD_KIND} "{name}"')
+                check_patchable(_graph, children, owner)
+                claim_objects(_graph, [*_graph.graph_objects, *_component.objects], owner)
         self.plan = _graph
         self.component = _component
         if standalone:
             record_known_values(_graph.outputs)
         deps = _depends_on(opts)
-        readiness = readiness or ReadinessOptions()
-        deadline = readiness.timeout_seconds
+        policy = _policy(_graph, plan_readiness, adopt)
         super().__init__(DCD_TYPE, name, None, opts)
         self.custom_resource: pulumi.CustomResource | None = None
         self.readiness: ReadinessResource | None = None
         self.resources: list[pulumi.CustomResource] = []
+        self.registered: list[Registered] = []
         if _graph.mode == "operator":  # the operator creates the objects; we create the DCD itself
             if standalone:
                 self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
-                self.readiness = register_operator_mode_readiness(self, _graph, readiness, self.custom_resource)
+                self.readiness = register_operator_mode_readiness(self, _graph, plan_readiness, self.custom_resource)
         else:
             # A standalone DCD owns what would otherwise be graph-level; its pods need that first.
-            registered = register_graph_level(_graph.graph_objects, self, _graph, deps, readiness) if standalone else []
-            graph_level = [resource for _, resource in registered]
-            pods_need = [*deps, *supporting(registered)]
-            self.resources = [
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), pods_need,
-                         deadline, readiness.wait)
-                for planned in _component.objects
-            ]
+            graph_level = register_graph_level(_graph.graph_objects, self, _graph, deps, policy) if standalone else []
+            self.registered.extend(graph_level)
+            pods_need = [*deps, *supporting(graph_level)]
+            self.resources = [entry.resource
+                              for entry in self._register_all(_component.objects, _component, pods_need, policy)]
             if standalone:
-                self.readiness = register_readiness(self, _graph, readiness, [*deps, *graph_level, *self.resources])
+                self.readiness = register_readiness(self, _graph, plan_readiness,
+                                                    [*deps, *(e.resource for e in graph_level), *self.resources],
+                                                    self.registered)
         self.summary = summarize_component(_component, _graph)
         self.expansion = pulumi.Output.from_input(operator_expansion(_graph) if standalone else [])
         self._export(self.summary)
+
+    def _register_all(self, planned_objects: Sequence[PlannedObject], owner: ComponentPlan | None,
+                      deps: list[pulumi.Resource], policy: ChildPolicy) -> list[Registered]:
+        """Register objects under this component (a standalone DCD owns what would otherwise be
+        graph-level: ``owner`` None), remembering each with its resource for readiness."""
+        entries = []
+        for planned in planned_objects:
+            ignored = ignore_changes(planned, self.plan, owner)
+            resource = register(planned, self, self.plan.outputs, ignored, deps, policy)
+            entries.append(Registered(planned, resource, tuple(ignored)))
+        self.registered.extend(entries)
+        return entries
 
     def _export(self, summary: ComponentSummary) -> None:
         self.workload_kind = pulumi.Output.from_input(summary.workload_kind)
@@ -208,36 +254,44 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         readiness: ReadinessOptions | None = None,
     ) -> None:
         """``spec``: a DGD model, dict (whole object or bare spec), YAML path, or a ready plan.
-        ``objects``: other Kubernetes objects of the program that rendering reads (the DRA
-        ResourceClaimTemplates and DeviceClasses a DRA-only GPU count comes from).
-        ``mode``: ``"render"`` (default: create the rendered objects) or ``"operator"`` (create the
-        DGD custom resource for an installed operator); ``adopt`` imports an existing DGD.
-        ``readiness``: whether and how long ``pulumi up`` waits for the graph to serve, and how to
-        reach the cluster (default: wait up to 60 minutes, ambient connection)."""
+        ``namespace``: default the graph's ``metadata.namespace``, else the Kubernetes provider's
+        namespace, else ``default``. ``objects``: other Kubernetes objects of the program that
+        rendering reads (the DRA ResourceClaimTemplates and DeviceClasses a DRA-only GPU count
+        comes from). ``mode``: ``"render"`` (default: create the rendered objects) or
+        ``"operator"`` (create the DGD custom resource for an installed operator). ``adopt``:
+        import what already exists (render mode: every rendered object, by namespace/name;
+        operator mode: the DGD). ``readiness``: whether and how long ``pulumi up`` waits for the
+        graph to serve (default: 60 minutes, bounded by ``opts.custom_timeouts``; the cluster is
+        the one the children's provider deploys to)."""
+        owner = f'{DGD_KIND} "{name}"'
         with reported_to_pulumi():
+            refuse_component_import(opts, DGD_KIND, name)
+            children = ChildrenProvider.of(opts)
             resolved = resolve_mode(spec, mode)
             plan = spec if isinstance(spec, GraphPlan) else plan_graph(
-                spec, platform, namespace, name, placement, objects, mode=resolved or "render"
+                spec, platform, namespace, name, placement, objects, mode=resolved or "render",
+                default_namespace=lazily(lambda: children.default_namespace(owner)),
             )
             _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
-            claim_objects(plan, plan.all_objects(), f'{DGD_KIND} "{name}"')
+            check_patchable(plan, children, owner)
+            plan_readiness = _readiness_plan(opts, readiness, children, owner)
+            claim_objects(plan, plan.all_objects(), owner)
         self.plan = plan
         record_known_values(plan.outputs)  # offline tools show the values, never stand-ins
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
-        readiness = readiness or ReadinessOptions()
         super().__init__(DGD_TYPE, name, None, opts)
         self.custom_resource: pulumi.CustomResource | None = None
         self.graph_resources: list[pulumi.CustomResource] = []
         self.components: dict[str, DynamoComponentDeployment] = {}
         if plan.mode == "operator":  # the operator expands the DGD; nothing rendered is registered
             self.custom_resource = register_custom_resource(plan, self, deps, adopt)
-            self.readiness = register_operator_mode_readiness(self, plan, readiness, self.custom_resource)
+            self.readiness = register_operator_mode_readiness(self, plan, plan_readiness, self.custom_resource)
         else:
-            self._register_rendered(plan, deps, readiness)
-            children = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
-            self.readiness = register_readiness(self, plan, readiness, children)
+            registered = self._register_rendered(plan, deps, plan_readiness, adopt)
+            children_resources = [*deps, *self.graph_resources, *(r for c in self.components.values() for r in c.resources)]
+            self.readiness = register_readiness(self, plan, plan_readiness, children_resources, registered)
         summary = summarize(plan)
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
@@ -265,19 +319,23 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             for name, s in summary.components.items()
         }
 
-    def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:
+    def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessPlan,
+                           adopt: bool) -> list[Registered]:
         """Render mode: graph-level objects under the DGD, one DCD per component (its objects
-        after the graph-level objects their pods use); awaited kinds get the graph's deadline."""
-        registered = register_graph_level(plan.graph_objects, self, plan, deps, readiness)
-        self.graph_resources = [resource for _, resource in registered]
+        after the graph-level objects their pods use); awaited kinds get the graph's deadlines.
+        Returns every object with its resource (for readiness)."""
+        policy = _policy(plan, readiness, adopt)
+        registered = register_graph_level(plan.graph_objects, self, plan, deps, policy)
+        self.graph_resources = [entry.resource for entry in registered]
         pods_need = [*deps, *supporting(registered)]
-        self.components = {
-            component.name: DynamoComponentDeployment(
+        for component in plan.components:
+            self.components[component.name] = DynamoComponentDeployment(
                 component.pulumi_name,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=pods_need or None),
-                readiness=readiness,
+                adopt=adopt,
                 _graph=plan,
                 _component=component,
+                _readiness=readiness,
             )
-            for component in plan.components
-        }
+            registered.extend(self.components[component.name].registered)
+        return registered

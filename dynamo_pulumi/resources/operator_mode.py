@@ -29,13 +29,12 @@ from dynamo_pulumi.planning.operator_mode import (
     custom_resource_document,
     operator_expansion,
     plan_prediction,
-    revision_document,
     scaled_replica_paths,
 )
-from dynamo_pulumi.planning.plan import GraphPlan
+from dynamo_pulumi.planning.plan import GraphPlan, PlannedObject
 from dynamo_pulumi.planning.unknowns import restore
-from dynamo_pulumi.readiness.targets import revision
-from dynamo_pulumi.resources.readiness import ReadinessOptions, ReadinessResource, register_operator_readiness
+from dynamo_pulumi.resources.readiness import ReadinessPlan, ReadinessResource, register_operator_readiness
+from dynamo_pulumi.resources.registered import Registered, custom_resource_inputs
 from dynamo_pulumi.validation.immutable_identity import identity_of
 
 
@@ -89,17 +88,19 @@ def resolve_mode(spec: object, mode: str | None) -> str | None:
 
 
 def register_operator_mode_readiness(
-    owner: pulumi.Resource, plan: GraphPlan, options: ReadinessOptions, custom_resource: pulumi.Resource
+    owner: pulumi.Resource, plan: GraphPlan, readiness: ReadinessPlan, custom_resource: pulumi.CustomResource
 ) -> ReadinessResource:
     """The readiness resource watching the custom resource, with the predicted expansion as its
     inputs: the compact ``expansion`` (what ``pulumi preview --diff`` shows the operator will
     touch) and the full ``predicted`` objects (what the drift report compares against).
 
-    The revision digests the custom resource as an update sends it, with Outputs resolved, so any
-    spec change Pulumi applies makes the readiness resource wait again."""
-    document = restore(revision_document(plan), plan.outputs)
-    cr_revision = pulumi.Output.from_input([document]).apply(revision)
+    The targets name the custom resource and the revision digests its spec as registered (its
+    outputs, after any transformation), so any spec change makes the readiness resource wait
+    again; the replicas a scaling adapter owns are left out, as from every diff."""
+    entry = Registered(PlannedObject(custom_resource_document(plan), f"{plan.namespace}/{plan.name}"),
+                       custom_resource, tuple(scaled_replica_paths(plan)))
+    targets, cr_revision = custom_resource_inputs(entry, plan.kind)
     predicted = [restore(obj, plan.outputs) for obj in plan_prediction(plan)]
     return register_operator_readiness(
-        owner, plan, options, custom_resource, cr_revision, operator_expansion(plan), predicted
+        owner, plan, readiness, custom_resource, targets, cr_revision, operator_expansion(plan), predicted
     )

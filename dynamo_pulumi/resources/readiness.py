@@ -9,15 +9,21 @@ Contract shared with operator mode (issue 9), stable once published:
 * inputs (:class:`ReadinessArgs` fields): ``mode`` ("render" | "operator"), ``kind``
   (DynamoGraphDeployment | DynamoComponentDeployment), ``graph``, ``namespace``, ``targets``
   (list of ``{api_version, kind, namespace, name, component, group}``), ``revision``,
-  ``pod_selector``, ``timeout_seconds``, ``wait``, ``kubeconfig`` (secret), ``context``,
-  ``expansion`` (``[{apiVersion, kind, name, digest}]``), ``predicted`` (full objects);
+  ``pod_selector``, ``timeout_seconds``, ``update_timeout_seconds``, ``wait``, ``kubeconfig``
+  (secret), ``context``, ``cluster``, ``ambient``, ``expansion``
+  (``[{apiVersion, kind, name, digest}]``), ``predicted`` (full objects);
 * outputs: ``state``, ``ready`` (the ``Ready`` condition), ``components`` (per component
   ``componentKind``, ``componentNames``, ``replicas``, ``updatedReplicas``, ``readyReplicas``,
   ``availableReplicas``), ``drift``;
 * helper :func:`register_readiness` (render mode) and :func:`register_operator_readiness`.
 
-The kubeconfig, when given (or found in the stack config ``kubernetes:kubeconfig``), is a secret
-input and a secret output; it is never logged.
+The connection is the one of the graph's children (:mod:`.kube_provider`): the kubeconfig,
+context and cluster of the Kubernetes provider they inherit (for the default provider the
+stack's ``kubernetes:*`` config), and ``ambient`` when they have none, so the wait watches the
+cluster the objects went to; an explicit ``kubeconfig``/``context`` in :class:`ReadinessOptions`
+wins. The kubeconfig is a secret input and a secret output; it is never logged. What is watched
+(``targets``) and its ``revision`` come from the children's outputs (:mod:`.registered`), so a
+transformation that changes a workload changes what the wait waits for.
 """
 
 from __future__ import annotations
@@ -32,19 +38,12 @@ import pulumi.dynamic
 from dynamo_pulumi.cluster.provider import ReadinessProvider
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.planning.plan import GraphPlan
-from dynamo_pulumi.planning.unknowns import restore
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
-from dynamo_pulumi.readiness.plan_inputs import revision_workloads
-from dynamo_pulumi.readiness.targets import (
-    DCD_KIND,
-    Mode,
-    WatchTarget,
-    operator_targets,
-    pod_selector,
-    render_targets,
-    revision,
-)
-from dynamo_pulumi.resources.readiness_plugin import PluginGraphReadiness, provider_config_given
+from dynamo_pulumi.readiness.targets import DCD_KIND, Mode, WatchTarget, pod_selector
+from dynamo_pulumi.resources.kube_provider import ChildrenProvider, Connection
+from dynamo_pulumi.resources.readiness_plugin import PluginGraphReadiness
+from dynamo_pulumi.resources.registered import Registered, targets_and_revision
+from dynamo_pulumi.resources.timeouts import Deadlines
 
 #: The readiness transports (:class:`ReadinessOptions` ``provider``).
 TRANSPORTS = ("dynamic", "plugin")
@@ -55,21 +54,23 @@ Kubeconfig = pulumi.Input[str] | pulumi.Input[Mapping[str, Any]]
 
 @dataclass(frozen=True)
 class ReadinessOptions:
-    """What a user says about waiting: whether, how long, and how to reach the cluster.
+    """What a user says about waiting: whether, how long, and (rarely) how to reach the cluster.
 
-    ``kubeconfig`` is the file's contents, its path or the parsed document (may be a secret
-    Output, e.g. pulumi-eks' ``kubeconfig`` or ``kubeconfig_json``); without it and
-    without ``context`` the stack config ``kubernetes:kubeconfig`` / ``kubernetes:context`` is
-    used, else ``$KUBECONFIG``, ``~/.kube/config`` or the in-cluster service account.
+    ``timeout``: the graph's deadline (default 60 minutes; the component's ``custom_timeouts``
+    bound it, :mod:`.timeouts`). Without ``kubeconfig`` and ``context`` the wait connects the way
+    the graph's children do: their Kubernetes provider's kubeconfig, context and cluster (the
+    default provider's: the stack config ``kubernetes:*``), else ``$KUBECONFIG``,
+    ``~/.kube/config`` or the in-cluster service account. Give them only to reach the same
+    cluster another way (other credentials); ``kubeconfig`` is the file's contents, its path or
+    the parsed document (may be a secret Output).
 
     ``provider`` is the transport: ``"dynamic"`` (default, zero setup: the SDK's dynamic-provider
     host, at most 4 waits at once) or ``"plugin"`` (the ``dynamo`` provider plugin: any number of
-    graphs wait at once, progress shown under each resource; with the plugin, the stack config
-    ``dynamo:kubeconfig``/``dynamo:context`` configures the connection once for all graphs).
+    graphs wait at once, progress shown under each resource).
     """
 
     wait: bool = True
-    timeout: float | int | str = DEFAULT_TIMEOUT_SECONDS
+    timeout: float | int | str | None = None
     kubeconfig: Kubeconfig | None = None
     context: str | None = None
     provider: Literal["dynamic", "plugin"] = "dynamic"
@@ -83,11 +84,26 @@ class ReadinessOptions:
             raise InputError(f"readiness provider must be one of {', '.join(TRANSPORTS)}, not {self.provider!r}")
 
     @property
-    def timeout_seconds(self) -> int:
+    def timeout_given(self) -> int | None:
+        """The timeout in seconds when one was given (None: the default applies)."""
+        if self.timeout is None:
+            return None
         try:
             return parse_duration(self.timeout)
         except ValueError as exc:
             raise InputError(f"readiness {exc}") from None
+
+    @property
+    def timeout_seconds(self) -> int:
+        given = self.timeout_given
+        return DEFAULT_TIMEOUT_SECONDS if given is None else given
+
+
+def _secret(kubeconfig: Kubeconfig) -> pulumi.Output[Any]:
+    """The kubeconfig as a secret; a provider's that turns out to be absent stays absent."""
+    if not isinstance(kubeconfig, pulumi.Output):
+        return pulumi.Output.secret(kubeconfig)
+    return kubeconfig.apply(lambda value: None if value is None else pulumi.Output.secret(value))
 
 
 @dataclass
@@ -96,21 +112,26 @@ class ReadinessArgs:
 
     graph: str
     namespace: str
-    targets: list[dict[str, str]]
+    targets: pulumi.Input[list[dict[str, str]]]
     revision: pulumi.Input[str]
     kind: str = "DynamoGraphDeployment"
     mode: Mode = "render"
     pod_selector: str = ""
     timeout_seconds: int = DEFAULT_TIMEOUT_SECONDS
+    #: An update's deadline when it differs from a create's (None: ``timeout_seconds``).
+    update_timeout_seconds: int | None = None
     wait: bool = True
     kubeconfig: Kubeconfig | None = None
-    context: str | None = None
+    context: pulumi.Input[str] | None = None
+    cluster: pulumi.Input[str] | None = None
+    #: The children use the ambient connection (True), or a provider's (False).
+    ambient: pulumi.Input[bool] = False
     expansion: list[dict[str, Any]] = field(default_factory=list)
     predicted: list[dict[str, Any]] = field(default_factory=list)
 
     def props(self) -> dict[str, Any]:
-        kubeconfig = pulumi.Output.secret(self.kubeconfig) if self.kubeconfig is not None else None
-        return {
+        kubeconfig = _secret(self.kubeconfig) if self.kubeconfig is not None else None
+        props = {
             "mode": self.mode,
             "kind": self.kind,
             "graph": self.graph,
@@ -122,9 +143,14 @@ class ReadinessArgs:
             "wait": self.wait,
             "kubeconfig": kubeconfig,
             "context": self.context,
+            "cluster": self.cluster,
+            "ambient": self.ambient,
             "expansion": self.expansion,
             "predicted": self.predicted,
         }
+        if self.update_timeout_seconds is not None:  # absent otherwise: older states stay unchanged
+            props["update_timeout_seconds"] = self.update_timeout_seconds
+        return props
 
 
 class GraphReadiness(pulumi.dynamic.Resource, module="dynamo", name="GraphReadiness"):
@@ -154,23 +180,11 @@ def _registered(
     return GraphReadiness(name, args, opts)
 
 
-def _connection(options: ReadinessOptions) -> tuple[Kubeconfig | None, str | None]:
-    """The explicit connection, else the stack config pulumi-kubernetes would read."""
+def _connection(options: ReadinessOptions, children: ChildrenProvider) -> Connection:
+    """An explicit connection in the options, else the one of the children's provider."""
     if options.kubeconfig is not None or options.context is not None:
-        return options.kubeconfig, options.context
-    if options.provider == "plugin" and provider_config_given():
-        return None, None  # the dynamo provider's own configuration connects
-    from dynamo_pulumi.cluster.connection import ambient_kubeconfig
-
-    return ambient_kubeconfig()
-
-
-def _rendered_revision(plan: GraphPlan) -> pulumi.Output[str]:
-    """Digest of the rendered workloads as updates send them (:func:`revision_workloads`), with
-    their Outputs resolved (unknown during preview when an Output is, which makes preview show an
-    update, as it should)."""
-    workloads = [restore(obj, plan.outputs) for obj in revision_workloads(plan)]
-    return pulumi.Output.from_input(workloads).apply(revision)
+        return Connection(options.kubeconfig, options.context)
+    return children.connection()
 
 
 def _component_name(plan: GraphPlan) -> str:
@@ -181,50 +195,73 @@ def readiness_name(plan: GraphPlan) -> str:
     return f"{plan.namespace}/{plan.name}"
 
 
+@dataclass(frozen=True)
+class ReadinessPlan:
+    """What a component hands over to register its readiness resource: the user's options, the
+    provider its children use, and the graph's deadlines."""
+
+    options: ReadinessOptions
+    children: ChildrenProvider = field(default_factory=ChildrenProvider)
+    deadlines: Deadlines = field(default_factory=Deadlines)
+
+
 def _args(
-    plan: GraphPlan, options: ReadinessOptions, mode: Mode, targets: Sequence[WatchTarget],
+    plan: GraphPlan, readiness: ReadinessPlan, mode: Mode, targets: pulumi.Input[list[dict[str, str]]],
     revision: pulumi.Input[str], **extra: Any,
 ) -> ReadinessArgs:
     """The inputs both modes share: identity, what to watch, deadline and connection."""
-    kubeconfig, context = _connection(options)
+    connection = _connection(readiness.options, readiness.children)
+    deadlines = readiness.deadlines
     return ReadinessArgs(
-        graph=plan.name, namespace=plan.namespace, targets=[t.as_input() for t in targets], revision=revision,
+        graph=plan.name, namespace=plan.namespace, targets=targets, revision=revision,
         kind=plan.kind, mode=mode, pod_selector=pod_selector(plan.kind, plan.name, _component_name(plan)),
-        timeout_seconds=options.timeout_seconds, wait=options.wait, kubeconfig=kubeconfig, context=context,
-        **extra,
+        timeout_seconds=deadlines.create, update_timeout_seconds=deadlines.update if deadlines.differ else None,
+        wait=readiness.options.wait, kubeconfig=connection.kubeconfig, context=connection.context,
+        cluster=connection.cluster, ambient=connection.ambient, **extra,
     )
+
+
+def _own_timeouts(deadlines: Deadlines) -> pulumi.CustomTimeouts:
+    """The deadlines as the readiness resource's own ``customTimeouts`` (what ``pulumi preview``
+    shows; the plugin transport's engine passes them on, the dynamic host does not)."""
+    return pulumi.CustomTimeouts(create=f"{deadlines.create}s", update=f"{deadlines.update}s")
 
 
 def register_readiness(
     owner: pulumi.Resource,
     plan: GraphPlan,
-    options: ReadinessOptions,
+    readiness: ReadinessPlan,
     children: Sequence[pulumi.Resource],
+    registered: Sequence[Registered] = (),
 ) -> ReadinessResource:
-    """Render mode: one readiness resource under ``owner``, after (depending on) ``children``."""
-    targets = render_targets([p.obj for p in plan.all_objects()], plan.namespace)
-    args = _args(plan, options, "render", targets, _rendered_revision(plan))
-    return _registered(options, readiness_name(plan), args,
-                       pulumi.ResourceOptions(parent=owner, depends_on=list(children)))
+    """Render mode: one readiness resource under ``owner``, after (depending on) ``children``,
+    watching the workloads as ``registered`` (their outputs, after any transformation)."""
+    targets, digest = targets_and_revision(registered, plan.namespace)
+    args = _args(plan, readiness, "render", targets, digest)
+    opts = pulumi.ResourceOptions(parent=owner, depends_on=list(children),
+                                  custom_timeouts=_own_timeouts(readiness.deadlines))
+    return _registered(readiness.options, readiness_name(plan), args, opts)
 
 
 def register_operator_readiness(
     owner: pulumi.Resource,
     plan: GraphPlan,
-    options: ReadinessOptions,
+    readiness: ReadinessPlan,
     custom_resource: pulumi.Resource,
+    cr_targets: pulumi.Input[list[dict[str, str]]],
     cr_revision: pulumi.Input[str],
     expansion: Sequence[Mapping[str, Any]] = (),
     predicted: Sequence[Mapping[str, Any]] = (),
 ) -> ReadinessResource:
-    """Operator mode: watch the DGD/DCD custom resource itself; ``cr_revision`` digests its spec."""
-    targets = operator_targets(plan.kind, plan.name, plan.namespace)
-    args = _args(plan, options, "operator", targets, cr_revision,
+    """Operator mode: watch the DGD/DCD custom resource itself; ``cr_revision`` digests its spec
+    and ``cr_targets`` name it, both as registered."""
+    args = _args(plan, readiness, "operator", cr_targets, cr_revision,
                  expansion=[dict(e) for e in expansion], predicted=[dict(p) for p in predicted])
     # ``predicted`` (the full predicted objects, for the drift check) changes with ``expansion``; the
     # compact expansion is what `pulumi preview --diff` should show, not nested object diffs.
-    opts = pulumi.ResourceOptions(parent=owner, depends_on=[custom_resource], hide_diffs=["predicted"])
-    return _registered(options, readiness_name(plan), args, opts)
+    opts = pulumi.ResourceOptions(parent=owner, depends_on=[custom_resource], hide_diffs=["predicted"],
+                                  custom_timeouts=_own_timeouts(readiness.deadlines))
+    return _registered(readiness.options, readiness_name(plan), args, opts)
 
 
 def watch_targets(props: Mapping[str, Any]) -> list[WatchTarget]:

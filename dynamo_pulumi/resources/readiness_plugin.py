@@ -33,10 +33,3 @@ class PluginGraphReadiness(pulumi.CustomResource):
         outputs = {**props, "state": None, "ready": None, "components": None, "drift": None}
         super().__init__(TYPE, name, outputs, pulumi.ResourceOptions.merge(own, opts))
 
-
-def provider_config_given() -> bool:
-    """True when the stack configures the plugin's connection (``dynamo:kubeconfig``/``context``):
-    the resource then names none, so a changed kubeconfig reconfigures the provider instead of
-    leaving a stale copy in each resource's state."""
-    config = pulumi.Config("dynamo")
-    return bool(config.get("kubeconfig") or config.get("context"))

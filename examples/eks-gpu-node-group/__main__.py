@@ -16,7 +16,7 @@ import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
 from dynamo_pulumi.program import deploy
-from dynamo_pulumi.resources import ReadinessOptions, eks_gpu_node_group
+from dynamo_pulumi.resources import eks_gpu_node_group
 
 HERE = Path(__file__).resolve().parent
 GRAPH = HERE.parent / "aggregated-vllm" / "graph.yaml"
@@ -58,9 +58,7 @@ graph = deploy(
     GRAPH,
     namespace="dynamo",
     placement=eks_gpu_node_group({"dynamo.nvidia.com/pool": pool_label}),
+    # every child goes through the provider, and the readiness wait watches its cluster too
     opts=pulumi.ResourceOptions(provider=provider, depends_on=[namespace, gpu_group]),
-    # The readiness wait runs in Pulumi's dynamic-provider process, not in the provider above:
-    # it is told the same cluster.
-    readiness=ReadinessOptions(kubeconfig=cluster.kubeconfig_json),
 )
 pulumi.export("kubeconfig", pulumi.Output.secret(cluster.kubeconfig_json))

@@ -15,7 +15,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from dynamo_pulumi.program import deploy
-from dynamo_pulumi.resources import ReadinessOptions, gke_gpu_node_pool
+from dynamo_pulumi.resources import gke_gpu_node_pool
 
 HERE = Path(__file__).resolve().parent
 GRAPH = HERE.parent / "aggregated-vllm" / "graph.yaml"
@@ -72,8 +72,6 @@ graph = deploy(
     GRAPH,
     namespace="dynamo",
     placement=gke_gpu_node_pool(pool_accelerator),
+    # every child goes through the provider, and the readiness wait watches its cluster too
     opts=pulumi.ResourceOptions(provider=provider, depends_on=[namespace, gpu_pool]),
-    # The readiness wait runs in Pulumi's dynamic-provider process, not in the provider above:
-    # it is told the same cluster.
-    readiness=ReadinessOptions(kubeconfig=kubeconfig),
 )
