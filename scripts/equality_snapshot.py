@@ -91,11 +91,15 @@ def _file_cases(name: str, graph: Path, platform: Path | None, grove: Path) -> I
     platforms.append(("grove", ["-p", str(grove)]))
     for pname, popt in platforms:
         base = f"{name}/{pname}"
-        yield f"{base}/validate-json", lambda: _cli(["validate", g, "-o", "json", *popt])
-        yield f"{base}/validate-json-operator", lambda: _cli(["validate", g, "-o", "json", "--mode", "operator", *popt])
-        yield f"{base}/validate-text", lambda: _cli(["validate", g, *popt])
-        yield f"{base}/render-all", lambda: _cli(["render", g, "--stage", "all", "-n", NAMESPACE, *popt])
-        yield f"{base}/render-all-operator", lambda: _cli(["render", g, "--stage", "all", "--mode", "operator", *popt])
+        commands = {
+            "validate-json": ["validate", g, "-o", "json", *popt],
+            "validate-json-operator": ["validate", g, "-o", "json", "--mode", "operator", *popt],
+            "validate-text": ["validate", g, *popt],
+            "render-all": ["render", g, "--stage", "all", "-n", NAMESPACE, *popt],
+            "render-all-operator": ["render", g, "--stage", "all", "--mode", "operator", *popt],
+        }
+        for label, argv in commands.items():
+            yield f"{base}/{label}", lambda argv=argv: _cli(argv)
 
 
 def _plan_case(graph: Path, platform: Path | None) -> Callable[[], str]:
