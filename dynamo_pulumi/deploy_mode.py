@@ -18,14 +18,23 @@ error that names operator mode (``dynamo-pulumi render`` still prints what the o
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
 from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden
 from dynamo_pulumi.planner_connector import planner_connector
 
-Graph = DynamoGraphDeployment | DynamoComponentDeployment
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        DynamoComponentDeployment,
+        DynamoGraphDeployment,
+    )
+
+    Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+
 
 Mode = Literal["render", "operator"]
 MODES: tuple[Mode, ...] = ("render", "operator")
@@ -93,11 +102,11 @@ def _checkpoint_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError
 def operator_only_errors(graph: object) -> list[FieldError]:
     """Why render mode cannot deploy ``graph`` (empty when it can, and for other kinds such as a
     scaling adapter), one error per feature."""
-    if isinstance(graph, DynamoGraphDeployment):
+    if isinstance(graph, GraphHelpers):
         entries: list[tuple[ComponentSpecFields, Path]] = [
             (comp, Path("spec", "components").index(i)) for i, comp in enumerate(graph.components)
         ]
-    elif isinstance(graph, DynamoComponentDeployment):
+    elif isinstance(graph, ComponentDeploymentHelpers):
         entries = [(graph.spec, Path("spec"))]
     else:
         return []

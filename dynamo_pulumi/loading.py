@@ -18,18 +18,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.parse import openapi_type, parse_object
+from dynamo_pulumi.api.kinds import API_GROUP, API_VERSION, DCD_KIND, DGD_KIND, KIND_NAMES
 from dynamo_pulumi.api.path_map import PathMap
-from dynamo_pulumi.api.v1beta1 import (
-    API_GROUP,
-    API_VERSION,
-    DCD_KIND,
-    DGD_KIND,
-    KINDS,
-    DynamoComponentDeployment,
-    DynamoGraphDeployment,
-    DynamoObject,
-)
+from dynamo_pulumi.api.wire_errors import openapi_type
 from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.duplicates import duplicate_errors
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
@@ -46,6 +37,7 @@ if TYPE_CHECKING:  # the v1alpha1 models and the conversion are imported for alp
     from dynamo_pulumi.api.v1alpha1 import AlphaObject
     from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
     from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment, DynamoObject
 
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
 
@@ -119,9 +111,9 @@ def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
     group = api_version.rpartition("/")[0]
     if group != API_GROUP:
         return False
-    if kind not in KINDS:
+    if kind not in KIND_NAMES:
         raise InputError(
-            f"unknown kind {kind!r} in {api_version} (supported: {', '.join(KINDS)})", source
+            f"unknown kind {kind!r} in {api_version} (supported: {', '.join(KIND_NAMES)})", source
         )
     if api_version not in (API_VERSION, ALPHA_API_VERSION):
         raise InputError(
@@ -153,9 +145,14 @@ def load_alpha(doc: Mapping[str, Any], index: int = 0, source: str = "") -> Load
     )
 
 
-def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str) -> LoadedObject:
+def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str, twins: bool) -> LoadedObject:
     if api_version == ALPHA_API_VERSION:
         return load_alpha(doc, index=index, source=source)
+    twin = _twin(doc) if twins else None
+    if twin is not None:
+        return LoadedObject(object=twin, document=index, source=source)
+    from dynamo_pulumi.api.parse import parse_object  # late: pydantic, for all but a certain twin
+
     try:
         return LoadedObject(object=parse_object(doc, source), document=index, source=source)
     except GraphValidationError as exc:
@@ -165,8 +162,19 @@ def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str)
         raise
 
 
+def _twin(doc: Mapping[str, Any]) -> Any:
+    """The pydantic-free twin of a v1beta1 object that the schema (the models' and the embedded
+    pod templates') admits, or None: then the model is built, and reports any error."""
+    from dynamo_pulumi.api.pod_schema import object_errors
+    from dynamo_pulumi.api.twin import KIND_MODELS, from_wire
+
+    model = KIND_MODELS.get(str(doc.get("kind")))
+    twin = from_wire(model, doc) if model is not None else None
+    return twin if twin is not None and not object_errors(doc) else None
+
+
 def _load_document(
-    doc: Any, positions: DocumentPositions | None, index: int, doc_source: str
+    doc: Any, positions: DocumentPositions | None, index: int, doc_source: str, twins: bool = False
 ) -> LoadedObject | dict[str, Any]:
     """One raw document as a LoadedObject (a Dynamo kind) or as itself (any other kind).
 
@@ -176,7 +184,7 @@ def _load_document(
         _check_beside_metadata(doc, kind, positions)
         return dict(doc)
     try:
-        loaded = _load_one(doc, api_version, index, doc_source)
+        loaded = _load_one(doc, api_version, index, doc_source, twins)
     except GraphValidationError as exc:
         if positions is not None:
             exc.errors = [_located(e, positions) for e in exc.errors]
@@ -234,9 +242,11 @@ class DocumentOutcome:
     other: dict[str, Any] | None = None
 
 
-def load_each(source: Source) -> Iterator[DocumentOutcome]:
+def load_each(source: Source, *, twins: bool = False) -> Iterator[DocumentOutcome]:
     """Every document of ``source``, loaded one by one. Reading or YAML errors of the whole
-    input raise InputError before the first document."""
+    input raise InputError before the first document. ``twins``: a valid v1beta1 object is
+    loaded as its pydantic-free twin (:mod:`dynamo_pulumi.api.twin`), for the CLI's ``validate``
+    and ``render``, whose objects never reach a user's program."""
     docs, where = read_raw_documents(source)
     duplicates = duplicate_errors(docs)
     for i, (doc, positions) in enumerate(docs):
@@ -245,7 +255,7 @@ def load_each(source: Source) -> Iterator[DocumentOutcome]:
             yield DocumentOutcome(i, label, error=duplicates[i])
             continue
         try:
-            item = _load_document(doc, positions, i, label)
+            item = _load_document(doc, positions, i, label, twins)
         except (InputError, GraphValidationError) as exc:
             yield DocumentOutcome(i, label, error=exc)
         else:

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.deploy_mode import Mode
 from dynamo_pulumi.errors import (
     ErrorType,
@@ -38,15 +38,18 @@ from dynamo_pulumi.errors import (
 )
 from dynamo_pulumi.kube_names import dns1123_label_problems
 from dynamo_pulumi.loading import LoadedObject, locate
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
 from dynamo_pulumi.validation.object_meta import object_meta_errors, rendered_object_errors
 
 if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
     from dynamo_pulumi.render import RenderResult
     from dynamo_pulumi.validation.update_verdict import UpdateVerdict
 
-Graph = DynamoGraphDeployment | DynamoComponentDeployment
-Subject = LoadedObject | Graph
+    Graph = DynamoGraphDeployment | DynamoComponentDeployment
+    Subject = LoadedObject | Graph
+
 DEFAULT_NAMESPACE = "default"
 
 
@@ -112,7 +115,7 @@ def judge(
     checked = check_mode(mode)
     loaded = subject if isinstance(subject, LoadedObject) else LoadedObject(object=subject)
     obj = loaded.object
-    platform = platform or Platform()
+    platform = platform or default_platform()
     kind, name = obj.kind, obj.name
     target = namespace or obj.metadata.namespace or DEFAULT_NAMESPACE
     errors = object_meta_errors(obj.to_wire()) + _target_namespace_errors(namespace)
@@ -120,7 +123,7 @@ def judge(
         return _located(Verdict(kind, name, errors, mode=checked), loaded)
     admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked, client)
     outcome = Verdict(kind, name, admission.errors, admission.warnings, None, checked, admission.replacements)
-    if not outcome.errors and isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
+    if not outcome.errors and isinstance(obj, (GraphHelpers, ComponentDeploymentHelpers)):
         outcome = _rendered(outcome, loaded, platform, target, objects, as_sent=checked == "operator",
                             refusals_warn=checked == "operator" and not for_expansion)
     return _located(outcome, loaded)
@@ -254,9 +257,9 @@ def _indexed(path: str, obj: Any) -> str:
     if match is None or match.group(1).isdigit():
         return path
     rest = path[match.end():]
-    if isinstance(obj, DynamoComponentDeployment):
+    if isinstance(obj, ComponentDeploymentHelpers):
         return f"spec{rest}"
-    names = [c.name for c in obj.components] if isinstance(obj, DynamoGraphDeployment) else []
+    names = [c.name for c in obj.components] if isinstance(obj, GraphHelpers) else []
     if match.group(1) not in names:
         return path
     return f"spec.components[{names.index(match.group(1))}]{rest}"

@@ -53,10 +53,10 @@ int32/int64 overflow is ``Checked value must be of type integer with format int3
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from pathlib import Path as FilePath
 from typing import Any
 
 from dynamo_pulumi.api.pod_schema_build import (
@@ -69,7 +69,7 @@ from dynamo_pulumi.api.pod_schema_build import (
     QUANTITY_PATTERN,
     RESOURCE_CLAIM,
 )
-from dynamo_pulumi.api.schema_check import Checker, SchemaError
+from dynamo_pulumi.api.schema_check import Checker, SchemaError, verify
 from dynamo_pulumi.api.wire_errors import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
@@ -93,7 +93,7 @@ __all__ = [
 ]
 
 #: The adjusted definitions (:mod:`dynamo_pulumi.api.pod_schema_build`), shipped with the package.
-SCHEMA_FILE = FilePath(__file__).resolve().parent.parent / "data" / "pod-schema.json"
+SCHEMA_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "pod-schema.json")
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
@@ -114,7 +114,11 @@ UNKNOWN = _Unknown()
 
 @lru_cache(maxsize=1)
 def _tables() -> dict[str, Any]:
-    return json.loads(SCHEMA_FILE.read_text())  # type: ignore[no-any-return]
+    with open(SCHEMA_FILE, encoding="utf-8") as handle:
+        tables: dict[str, Any] = json.load(handle)
+    for variant in ("strict", "decoded"):
+        verify(tables[variant])
+    return tables
 
 
 def _check_int_format(fmt: str) -> Any:

@@ -25,8 +25,10 @@ import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from importlib.util import find_spec
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: The kubernetes-validate schema folder (non-strict: unknown fields are allowed).
 KUBERNETES_SCHEMA_VERSION = "v1.36.0"
@@ -57,6 +59,8 @@ _DROPPED = ("description",)
 def definitions_file() -> Path:
     """kubernetes-validate's ``_definitions.json``, found without importing the package (its
     import pulls in an HTTP stack)."""
+    from pathlib import Path
+
     spec = find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError("kubernetes-validate (the pod template schema source) is not installed")

@@ -9,8 +9,8 @@ applied in the order they are written, each yields what ``jsonschema``'s own key
 yields (one error per missing required property, one for all additional properties, ...), and
 ``integer`` admits a float with an integral value. ``tests/test_schema_check.py`` holds the two
 equal, error for error, over the corpus templates and mutated ones. A keyword outside the nine
-in a definition is refused when the checker is built, so a newer schema cannot be checked
-silently wrong.
+in a definition is refused when its table is loaded (:func:`verify`), so a newer schema cannot be
+checked silently wrong.
 """
 
 from __future__ import annotations
@@ -69,8 +69,6 @@ class Checker:
     as with a ``jsonschema.FormatChecker`` that registers only those)."""
 
     def __init__(self, table: Mapping[str, Any], root: str, formats: Mapping[str, Callable[[Any], bool]]) -> None:
-        for name, schema in table.items():
-            _refuse_unchecked(schema, name)
         self._table = table
         self._root: Mapping[str, Any] = {"$ref": f"#/$defs/{root}"}
         self._formats = formats
@@ -159,6 +157,13 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     if found is None:
         found = _PATTERNS[pattern] = re.compile(pattern)
     return found
+
+
+def verify(table: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``table``, after refusing any JSON Schema keyword in it this module does not check."""
+    for name, schema in table.items():
+        _refuse_unchecked(schema, name)
+    return table
 
 
 def _refuse_unchecked(schema: Any, where: str) -> None:

@@ -29,10 +29,14 @@ without validation, so finalizers can be removed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dynamo_pulumi.validation.admission import admit, check, validate, validate_update
-from dynamo_pulumi.validation.admission_common import AdmissionObject as AdmissionObject
 from dynamo_pulumi.validation.admission_common import component_context as component_context
 from dynamo_pulumi.validation.admission_common import graph_context as graph_context
 from dynamo_pulumi.validation.update_admission import stored_graph as stored_graph
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.validation.admission_common import AdmissionObject as AdmissionObject
 
 __all__ = ["admit", "check", "validate", "validate_update"]

@@ -25,14 +25,13 @@ it; they lean towards replacing (never an in-place update the webhook refuses):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
 from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, KUBE_ANNOTATION_WORKLOAD_PROVIDER
 from dynamo_pulumi.defaulting import default_graph, effective_min_available
 from dynamo_pulumi.errors import Path
 from dynamo_pulumi.expansion import canonical_json
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.gms import effective_num_shadows, is_inter_pod_failover, is_inter_pod_gms
 from dynamo_pulumi.validation.power import gpu_product, main_gpu_count, power_limit
 from dynamo_pulumi.validation.roles import (
@@ -40,6 +39,14 @@ from dynamo_pulumi.validation.roles import (
     explicit_roles_match_implicit,
     multinode_role_override,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        DynamoComponentDeployment,
+        DynamoGraphDeployment,
+    )
+    from dynamo_pulumi.platform import Platform
 
 Identity = dict[str, str]
 
@@ -145,7 +152,7 @@ def component_deployment_identity(dcd: DynamoComponentDeployment) -> Identity:
 
 
 def identity_of(graph: DynamoGraphDeployment | DynamoComponentDeployment, platform: Platform | None = None) -> Identity:
-    if isinstance(graph, DynamoGraphDeployment):
+    if isinstance(graph, GraphHelpers):
         return graph_identity(graph, platform)
     return component_deployment_identity(graph)
 

@@ -26,16 +26,21 @@ the webhook admits the update).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.deploy_mode import Mode, check_mode, operator_only_errors
 from dynamo_pulumi.errors import FieldError
 from dynamo_pulumi.loading import LoadedObject, alpha_rule_path, validate_loaded
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.admission import validate_update
 
-Graph = DynamoGraphDeployment | DynamoComponentDeployment
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
+
+    Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ class UpdateVerdict:
 
 def as_sent(old: Graph, new: Graph) -> Graph:
     """NEW as Pulumi sends it: scaling-adapter replicas keep OLD's value (``ignore_changes``)."""
-    if isinstance(new, DynamoGraphDeployment) and isinstance(old, DynamoGraphDeployment) and new.spec.components:
+    if isinstance(new, GraphHelpers) and isinstance(old, GraphHelpers) and new.spec.components:
         before = {c.name: c.replicas for c in old.components}
         components = [
             c.model_copy(update={"replicas": before[c.name]}) if c.scaling_adapter is not None and c.name in before else c
@@ -75,8 +80,8 @@ def as_sent(old: Graph, new: Graph) -> Graph:
         ]
         return new.model_copy(update={"spec": new.spec.model_copy(update={"components": components})})
     if (
-        isinstance(new, DynamoComponentDeployment)
-        and isinstance(old, DynamoComponentDeployment)
+        isinstance(new, ComponentDeploymentHelpers)
+        and isinstance(old, ComponentDeploymentHelpers)
         and new.spec.scaling_adapter is not None
     ):
         return new.model_copy(update={"spec": new.spec.model_copy(update={"replicas": old.spec.replicas})})
