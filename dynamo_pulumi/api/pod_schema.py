@@ -69,7 +69,7 @@ from dynamo_pulumi.api.pod_schema_build import (
     QUANTITY_PATTERN,
     RESOURCE_CLAIM,
 )
-from dynamo_pulumi.api.schema_check import Checker, SchemaError, verify
+from dynamo_pulumi.api.schema_check import Checker, SchemaError
 from dynamo_pulumi.api.wire_errors import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
@@ -92,8 +92,9 @@ __all__ = [
     "schema_errors",
 ]
 
-#: The adjusted definitions (:mod:`dynamo_pulumi.api.pod_schema_build`), shipped with the package.
-SCHEMA_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "pod-schema.json")
+#: The adjusted definitions (:mod:`dynamo_pulumi.api.pod_schema_build`), shipped with the package,
+#: one file per variant (the decoded one is read only for a schemaless position).
+SCHEMA_FOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
@@ -112,13 +113,16 @@ UNKNOWN = _Unknown()
 # --- the schema ---------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _tables() -> dict[str, Any]:
-    with open(SCHEMA_FILE, encoding="utf-8") as handle:
-        tables: dict[str, Any] = json.load(handle)
-    for variant in ("strict", "decoded"):
-        verify(tables[variant])
-    return tables
+def schema_file(variant: str) -> str:
+    return os.path.join(SCHEMA_FOLDER, f"pod-schema-{variant}.json")
+
+
+@lru_cache(maxsize=2)
+def _table(variant: str) -> dict[str, Any]:
+    """One shipped variant (``strict`` or ``decoded``); its keywords were checked when it was
+    derived (:func:`dynamo_pulumi.api.schema_check.verify`, in the test that holds it current)."""
+    with open(schema_file(variant), encoding="utf-8") as handle:
+        return json.load(handle)  # type: ignore[no-any-return]
 
 
 def _check_int_format(fmt: str) -> Any:
@@ -140,7 +144,7 @@ def _validator(definition: str, decoded: bool = False) -> Checker:
     """The checker of one definition; ``decoded``: a schemaless position, checked only as the
     webhook's Go decoding would (no required fields, closed to nothing; a quantity may be any
     number)."""
-    return Checker(_tables()["decoded" if decoded else "strict"], definition, _FORMATS)
+    return Checker(_table("decoded" if decoded else "strict"), definition, _FORMATS)
 
 
 # --- one value against one definition ----------------------------------------------------------

@@ -4,11 +4,11 @@ Every ``validate`` run checks pod templates against this schema. Reading the 2 M
 file, keeping the ~110 definitions the checked types reach and adjusting them to what the CRD
 states cost tens of milliseconds per run (and pulled in ``jsonschema``), for a result that only
 changes with the Kubernetes version. So the adjusted definitions are derived here, written to
-``dynamo_pulumi/data/pod-schema.json`` and read from there (:mod:`dynamo_pulumi.api.pod_schema`);
-``tests/test_pod_schema_data.py`` derives them again from the installed ``kubernetes-validate``
-and fails when the shipped file differs. Regenerate with::
+``dynamo_pulumi/data/pod-schema-strict.json`` (and ``-decoded.json``) and read from there (:mod:`dynamo_pulumi.api.pod_schema`);
+``tests/test_schema_check.py`` derives them again from the installed ``kubernetes-validate``
+and fails when a shipped file differs. Regenerate with::
 
-    python -m dynamo_pulumi.api.pod_schema_build > dynamo_pulumi/data/pod-schema.json
+    python -m dynamo_pulumi.api.pod_schema_build
 
 Adjusted as :mod:`dynamo_pulumi.api.pod_schema` describes: embedded ``metadata`` keeps the five
 fields the CRD declares, int-or-string and quantity are ``anyOf: [integer, string]`` (a quantity
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
@@ -52,6 +51,8 @@ QUANTITY_PATTERN = (
     r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 REF = "$ref"
+#: The shipped variants: the CRD's embedded schema, and the webhook's decoding of a schemaless position.
+VARIANTS = ("strict", "decoded")
 #: Keys no check reads: documentation and Kubernetes' own list/map/union annotations.
 _DROPPED = ("description",)
 
@@ -145,33 +146,34 @@ def _stripped(schema: Any, in_properties: bool = False) -> Any:
     return schema
 
 
-def shipped_table(definitions: Mapping[str, Any]) -> dict[str, Any]:
-    """What ``data/pod-schema.json`` holds: both variants, sorted by definition name."""
-    return {
-        "kubernetes": KUBERNETES_SCHEMA_VERSION,
-        "strict": {k: _stripped(v) for k, v in sorted(adjusted(definitions, False).items())},
-        "decoded": {k: _stripped(v) for k, v in sorted(adjusted(definitions, True).items())},
-    }
+def shipped_table(definitions: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """What ``data/pod-schema-<variant>.json`` holds (``strict`` or ``decoded``), by name."""
+    return {k: _stripped(v) for k, v in sorted(adjusted(definitions, variant == "decoded").items())}
 
 
 def load_definitions() -> dict[str, Any]:
     return json.loads(definitions_file().read_text())["$defs"]  # type: ignore[no-any-return]
 
 
-def render_shipped(definitions: Mapping[str, Any]) -> str:
+def render_shipped(definitions: Mapping[str, Any], variant: str) -> str:
     """The file's exact text (one definition per line: small diffs when Kubernetes changes)."""
-    table = shipped_table(definitions)
-    lines = ["{", f'"kubernetes": {json.dumps(table["kubernetes"])},']
-    for variant in ("strict", "decoded"):
-        lines.append(f'"{variant}": {{')
-        items = list(table[variant].items())
-        for i, (name, schema) in enumerate(items):
-            comma = "," if i < len(items) - 1 else ""
-            lines.append(f"{json.dumps(name)}: {json.dumps(schema, separators=(',', ':'))}{comma}")
-        lines.append("}," if variant == "strict" else "}")
+    items = list(shipped_table(definitions, variant).items())
+    lines = ["{"]
+    for i, (name, schema) in enumerate(items):
+        comma = "," if i < len(items) - 1 else ""
+        lines.append(f"{json.dumps(name)}: {json.dumps(schema, separators=(',', ':'))}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
+def write_shipped(folder: Path) -> None:
+    """Write both variants into ``folder`` (the package's ``data``)."""
+    definitions = load_definitions()
+    for variant in VARIANTS:
+        (folder / f"pod-schema-{variant}.json").write_text(render_shipped(definitions, variant))
+
+
 if __name__ == "__main__":
-    sys.stdout.write(render_shipped(load_definitions()))
+    from pathlib import Path
+
+    write_shipped(Path(__file__).resolve().parent.parent / "data")

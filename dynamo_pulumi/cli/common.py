@@ -14,11 +14,13 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from dynamo_pulumi.cli.exits import EXIT_USAGE, UsageError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing for --help
 if TYPE_CHECKING:
+    from typing import Any, NoReturn, TextIO
+
     from dynamo_pulumi.sources import SourceText
 
 STDIN = "-"

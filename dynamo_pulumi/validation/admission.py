@@ -28,7 +28,6 @@ from dynamo_pulumi.validation.cel import (
     validate_graph_cel,
 )
 from dynamo_pulumi.validation.component import validate_component
-from dynamo_pulumi.validation.update_admission import admit_update
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
@@ -133,6 +132,8 @@ def _admit(
     old_stored: bool,
 ) -> tuple[Any, Findings]:
     if old is not None:
+        from dynamo_pulumi.validation.update_admission import admit_update  # late: a create never loads it
+
         return admit_update(old, obj, platform, request, old_stored)
     if isinstance(obj, GraphHelpers):
         return _admit_graph_create(obj, platform, request)  # type: ignore[arg-type]
