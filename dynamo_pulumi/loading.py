@@ -333,7 +333,7 @@ def _namespace(loaded: LoadedObject, namespace: str | None) -> str:
 
 def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> Findings:
     """Create admission of one loaded object, in the API server's order (api-and-validation.md
-    section 0 and 4.6).
+    section 0 and 4.6): what :func:`admit_loaded` found.
 
     A v1beta1 object: :func:`dynamo_pulumi.validation.validate` (the v1beta1 CEL rules, the
     webhook, then the compatibility pass over alpha data it carries in its conversion
@@ -342,38 +342,45 @@ def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str |
     v1beta1 webhook on the converted object with runtime-version/EPP errors at alpha paths,
     then the compatibility pass. Errors of an object loaded from text carry their file position.
     """
-    findings = _create_findings(loaded, platform, namespace)
+    return admit_loaded(loaded, platform, namespace)[1]
+
+
+def admit_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> tuple[Any, Findings]:
+    """Create admission of one loaded object (:func:`validate_loaded`) and the object as the API
+    server would store it: defaulted once, here, so a rendering of it starts from this object
+    instead of defaulting it again (None when the alpha CEL stage refused it before defaulting)."""
+    stored, findings = _create_admission(loaded, platform, namespace)
     findings.errors = locate(loaded, findings.errors)
-    return findings
+    return stored, findings
 
 
-def _create_findings(loaded: LoadedObject, platform: Any, namespace: str | None) -> Findings:
-    from dynamo_pulumi.validation import validate
+def _create_admission(loaded: LoadedObject, platform: Any, namespace: str | None) -> tuple[Any, Findings]:
+    from dynamo_pulumi.validation import admit
 
     ns = _namespace(loaded, namespace)
     view = loaded.alpha_object
     if view is None:
-        return validate(loaded.object, platform, namespace=ns)
+        return admit(loaded.object, platform, namespace=ns)
     from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
     from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
     from dynamo_pulumi.validation.alpha import (
         alpha_compat_findings,
         alpha_schema_errors,
-        beta_webhook_findings,
+        beta_webhook_admission,
     )
 
     if not isinstance(view, (AlphaDGD, AlphaDCD)):
-        return validate(loaded.object, platform, namespace=ns)
+        return admit(loaded.object, platform, namespace=ns)
     cel = alpha_schema_errors(view, on_create=True)
     if cel:
-        return Findings(errors=cel)
-    found = beta_webhook_findings(loaded.object, platform)
+        return None, Findings(errors=cel)
+    stored, found = beta_webhook_admission(loaded.object, platform)
     findings = Findings(
         errors=[replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors],
         warnings=list(found.warnings),
     )
     findings.extend(alpha_compat_findings(view, ns, alpha_source=True))
-    return findings
+    return stored, findings
 
 
 def validate_source(

@@ -125,7 +125,7 @@ def judge(
     outcome = Verdict(kind, name, admission.errors, admission.warnings, None, checked, admission.replacements)
     if not outcome.errors and isinstance(obj, (GraphHelpers, ComponentDeploymentHelpers)):
         outcome = _rendered(outcome, loaded, platform, target, objects, as_sent=checked == "operator",
-                            refusals_warn=checked == "operator" and not for_expansion)
+                            refusals_warn=checked == "operator" and not for_expansion, stored=admission.stored)
     return _located(outcome, loaded)
 
 
@@ -143,19 +143,21 @@ def _rendered(
     objects: Sequence[Mapping[str, Any]],
     as_sent: bool,
     refusals_warn: bool,
+    stored: Any = None,
 ) -> Verdict:
     """The admitted ``outcome`` with its rendering (``as_sent``: of the custom resource as operator
     mode sends it), or with rendering's refusals as errors (``refusals_warn``: as a warning and an
-    empty prediction)."""
+    empty prediction). ``stored``: the object as create admission defaulted it, rendered as it is
+    (defaulting commutes with leaving out the metadata operator mode does not send)."""
     from dynamo_pulumi.deploy_mode import sent_in_operator_mode
     from dynamo_pulumi.render import RenderResult, render_graph  # late: a refused graph never pays for it
 
-    graph = loaded.object
+    graph = loaded.object if stored is None else stored
     if as_sent:
         graph, notes = sent_in_operator_mode(graph)  # type: ignore[arg-type]
         outcome = replace(outcome, warnings=[*outcome.warnings, *notes])
     try:
-        rendered = render_graph(graph, platform, namespace, objects=objects)  # type: ignore[arg-type]
+        rendered = render_graph(graph, platform, namespace, objects=objects, stored=stored is not None)  # type: ignore[arg-type]
     except RenderError as exc:
         if refusals_warn:
             note = f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"

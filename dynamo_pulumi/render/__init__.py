@@ -252,8 +252,10 @@ def render_graph(
     namespace: str | None = None,
     *,
     objects: Iterable[Mapping[str, Any]] = (),
+    stored: bool = False,
 ) -> RenderResult:
-    """Render a DGD or a standalone DCD as the operator would, after its defaulting webhook.
+    """Render a DGD or a standalone DCD as the operator would, after its defaulting webhook
+    (``stored``: the graph is already as create admission stored it, defaulted).
 
     ``namespace`` defaults to the object's ``metadata.namespace``, else ``default``. The input is
     not modified. Rendering problems the operator would report (conflicting backends, an LWS pod
@@ -269,7 +271,7 @@ def render_graph(
     platform = platform or default_platform()
     ns = check_namespace(_namespace(graph, namespace)) or DEFAULT_NAMESPACE
     dra = DraInventory.of(objects, ns, platform.cluster.resource_claim_gpus)
-    defaulted = _default(graph, platform)
+    defaulted = graph if stored else _default(graph, platform)
     try:
         if isinstance(defaulted, GraphHelpers):
             result = render_graph_deployment(defaulted, platform, ns, dra)  # type: ignore[arg-type]

@@ -118,9 +118,12 @@ def component_identity(comp: ComponentSpecFields, prefix: str, in_dgd: bool) -> 
     return {f"{prefix}{rule}": canonical_json(value) for rule, value in values.items()}
 
 
-def graph_identity(dgd: DynamoGraphDeployment, platform: Platform | None = None) -> Identity:
-    """Every value a DGD update may not change, rule by rule."""
-    stored = default_graph(dgd, platform, "create")
+def graph_identity(
+    dgd: DynamoGraphDeployment, platform: Platform | None = None, stored: DynamoGraphDeployment | None = None
+) -> Identity:
+    """Every value a DGD update may not change, rule by rule (``stored``: ``dgd`` as create
+    admission already defaulted it)."""
+    stored = stored if stored is not None else default_graph(dgd, platform, "create")
     policy = stored.spec.experimental.kv_transfer_policy if stored.spec.experimental is not None else None
     topology = stored.spec.topology_constraint
     identity: Identity = {
@@ -151,10 +154,12 @@ def component_deployment_identity(dcd: DynamoComponentDeployment) -> Identity:
     return identity
 
 
-def identity_of(graph: DynamoGraphDeployment | DynamoComponentDeployment, platform: Platform | None = None) -> Identity:
+def identity_of(
+    graph: DynamoGraphDeployment | DynamoComponentDeployment, platform: Platform | None = None, stored: Any = None
+) -> Identity:
     if isinstance(graph, GraphHelpers):
-        return graph_identity(graph, platform)
-    return component_deployment_identity(graph)
+        return graph_identity(graph, platform, stored)  # type: ignore[arg-type]
+    return component_deployment_identity(graph)  # type: ignore[arg-type]
 
 
 def changed_rules(before: Identity, after: Identity) -> list[str]:
