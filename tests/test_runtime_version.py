@@ -203,8 +203,15 @@ def test_a_version_parses_as_the_semver_package_parses_it(text: str) -> None:
         assert str(Version.parse(text)) == str(semver.Version.parse(text))
 
 
-@given(VERSION_TEXT, VERSION_TEXT)
-def test_versions_order_as_the_semver_package_orders_them(left: str, right: str) -> None:
+_PRERELEASE = st.lists(_PART, min_size=1, max_size=3).map(".".join)
+#: Two versions of one release, so the pre-release identifiers decide their order.
+SAME_RELEASE = st.tuples(st.sampled_from(["1.2.3", "0.0.1"]), st.none() | _PRERELEASE, st.none() | _PRERELEASE).map(
+    lambda t: tuple(t[0] if pre is None else f"{t[0]}-{pre}" for pre in t[1:]))
+
+
+@given(st.one_of(st.tuples(VERSION_TEXT, VERSION_TEXT), SAME_RELEASE))
+def test_versions_order_as_the_semver_package_orders_them(pair: tuple[str, str]) -> None:
+    left, right = pair
     if _ours(left) == "invalid" or _ours(right) == "invalid":
         return
     ours = Version.parse(left).compare(Version.parse(right))

@@ -198,10 +198,13 @@ def test_validate_and_render_answer_the_same_with_twins(doc: dict[str, Any], pla
 def test_checking_and_rendering_a_small_graph_imports_no_pydantic() -> None:
     """What keeps the CLI's start within its budget (bench/bench_startup.py measures it)."""
     graph = ROOT / "examples" / "aggregated-vllm" / "graph.yaml"
+    grove = ROOT / "examples" / "multinode-grove"
+    runs = [["validate", str(graph)], ["render", str(graph)],
+            ["validate", str(grove / "graph.yaml"), "-p", str(grove / "platform.yaml")]]
     code = (
         "import sys, io, contextlib\n"
         "from dynamo_pulumi.cli import main\n"
-        f"for argv in (['validate', {str(graph)!r}], ['render', {str(graph)!r}]):\n"
+        f"for argv in {runs!r}:\n"
         "    with contextlib.redirect_stdout(io.StringIO()):\n"
         "        assert main(argv) == 0\n"
         "print(sorted(m for m in ('pydantic', 'pydantic_core', 'jsonschema', 'semver', 'pathlib') if m in sys.modules))\n"
