@@ -56,6 +56,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -191,7 +192,7 @@ def _translate(error: SchemaError, prefix: str) -> Iterator[FieldError]:
         pattern = next((s.get("pattern") for s in error.value if "pattern" in s), None)
         if isinstance(value, str) and pattern is not None:
             if not contains_output_token(value):
-                yield invalid(path, value, f"{path} in body should match '{pattern}'")
+                yield _pattern_error(path, value, pattern)
         else:
             yield invalid(path, "", f'"{path}" must validate at least one schema (anyOf)')
             first = error.value[0].get("type", "integer")  # kube-openapi: first branch
@@ -205,6 +206,23 @@ def _translate(error: SchemaError, prefix: str) -> Iterator[FieldError]:
         yield invalid(path, "", f"Checked value must be of type integer with format {error.value} in {path}")
     elif kind == "pattern" and not contains_output_token(value):
         yield invalid(path, value, f"{path} in body should match '{error.value}'")
+
+
+#: A map key inside a resource list: ``limits.nvidia.com/gpu`` is the key ``nvidia.com/gpu``.
+_RESOURCE_KEY = re.compile(r"\.(limits|requests)\.(.+)$")
+QUANTITY_BRIEF = "is not a quantity"
+QUANTITY_FIX = 'write a number with an optional suffix, such as "2", "500m" or "8Gi" (GPUs: a whole number)'
+
+
+def _pattern_error(path: str, value: str, pattern: str) -> FieldError:
+    """kube-openapi's pattern error, in its words (JSON ``message``); a quantity's is at the
+    resource's key as ``limits[nvidia.com/gpu]`` (as every other error names it), and the text
+    output says "is not a quantity" with an example instead of printing the regular expression."""
+    error = invalid(path, value, f"{path} in body should match '{pattern}'")
+    if pattern != QUANTITY_PATTERN:
+        return error
+    keyed = _RESOURCE_KEY.sub(lambda m: f".{m.group(1)}[{m.group(2)}]", path)
+    return replace(error, path=keyed, brief=QUANTITY_BRIEF, fix=QUANTITY_FIX)
 
 
 def _nearest(name: str, declared: list[str]) -> str:
