@@ -23,11 +23,12 @@ error that names operator mode (``dynamo-pulumi render`` still prints what the o
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
+from dynamo_pulumi.api.kinds import ComponentType
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
-from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden
+from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden, not_supported
 from dynamo_pulumi.planner_connector import planner_connector
 
 if TYPE_CHECKING:
@@ -179,6 +180,31 @@ def without_unsent_metadata(graph: Graph) -> Graph:
         return graph
     wire["metadata"] = {k: v for k, v in metadata.items() if k not in NOT_SENT_METADATA}
     return type(graph).model_validate(wire)
+
+
+#: The v1beta1 ``type`` values, in the CRD enum's order (how the API server lists them).
+SENT_COMPONENT_TYPES: tuple[str, ...] = get_args(ComponentType)
+UNSENT_TYPE_FIX = (
+    "operator mode sends the custom resource as nvidia.com/v1beta1, whose type enum has no such value (the "
+    "v1alpha1 conversion copies componentType unchanged): use a v1beta1 type (e.g. componentType: worker with "
+    "subComponentType: prefill or decode)"
+)
+
+
+def sent_type_errors(graph: Graph) -> list[FieldError]:
+    """The custom resource as operator mode sends it, against the v1beta1 CRD's ``type`` enum.
+
+    A v1alpha1 ``componentType`` outside it (``main``) survives conversion as written; sent in
+    v1beta1, the API server refuses the whole object at ``spec.components[i].type``."""
+    if isinstance(graph, GraphHelpers):
+        typed = [(Path("spec", "components").index(i).child("type"), c.type) for i, c in enumerate(graph.components)]
+    else:
+        typed = [(Path("spec", "type"), graph.spec.type)]
+    return [
+        replace(not_supported(path, value, SENT_COMPONENT_TYPES), fix=UNSENT_TYPE_FIX)
+        for path, value in typed
+        if isinstance(value, str) and value not in SENT_COMPONENT_TYPES
+    ]
 
 
 def sent_in_operator_mode(graph: Graph) -> tuple[Graph, list[str]]:

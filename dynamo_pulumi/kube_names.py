@@ -114,6 +114,12 @@ def label_key_problems(key: str) -> list[str]:
     return problems
 
 
+def annotation_key_problems(key: str) -> list[str]:
+    """``ValidateAnnotations``' key rule: a qualified name, case aside (the key is lower-cased
+    before ``IsQualifiedName``)."""
+    return label_key_problems(key.lower())
+
+
 def check_namespace(namespace: str | None) -> str | None:
     """The target namespace, unchanged, if it is a DNS-1123 label (or None); else an InputError."""
     if namespace is None:

@@ -122,11 +122,21 @@ def judge(
     if errors:
         return _located(Verdict(kind, name, errors, mode=checked), loaded)
     admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked, client)
-    outcome = Verdict(kind, name, admission.errors, admission.warnings, None, checked, admission.replacements)
+    errors = admission.errors + (_sent_errors(loaded) if checked == "operator" and not for_expansion else [])
+    outcome = Verdict(kind, name, errors, admission.warnings, None, checked, admission.replacements)
     if not outcome.errors and isinstance(obj, (GraphHelpers, ComponentDeploymentHelpers)):
         outcome = _rendered(outcome, loaded, platform, target, objects, as_sent=checked == "operator",
                             refusals_warn=checked == "operator" and not for_expansion, stored=admission.stored)
     return _located(outcome, loaded)
+
+
+def _sent_errors(loaded: LoadedObject) -> list[FieldError]:
+    """What the API server refuses in the custom resource operator mode sends (v1beta1), beyond
+    what admission of the file as written checks: at the paths the user wrote."""
+    from dynamo_pulumi.deploy_mode import sent_type_errors
+
+    errors = sent_type_errors(loaded.object)  # type: ignore[arg-type]
+    return [loaded.path_map.map_error(e) for e in errors] if loaded.is_alpha else errors
 
 
 def _located(verdict: Verdict, loaded: LoadedObject) -> Verdict:

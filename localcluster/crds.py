@@ -2,7 +2,9 @@
 
 The Dynamo CRDs (DGD, DCD, ...) and Grove's come from ``../shared/conformance/crds/`` (the test
 data beside the repository; absent, those kinds are simply not served and the tests that need
-them skip), LeaderWorkerSet's from the pinned ``sigs.k8s.io/lws`` module.
+them skip), LeaderWorkerSet's from the pinned ``sigs.k8s.io/lws`` module, and the kinds the
+operator renders beyond its own (InferencePool, Istio's VirtualService and DestinationRule) from
+the modules ``tools/crds`` pins: with them a dry run judges every object we render.
 """
 
 from __future__ import annotations
@@ -25,5 +27,10 @@ def lws_crds(tools: ToolSet) -> tuple[Path, ...]:
     return tuple(sorted(d.glob("*_*.yaml"))) if d.is_dir() else ()
 
 
+def rendered_kind_crds(tools: ToolSet) -> tuple[Path, ...]:
+    d = tools.share("crds")
+    return tuple(sorted(d.glob("*.yaml"))) if d.is_dir() else ()
+
+
 def cluster_crds(tools: ToolSet) -> tuple[Path, ...]:
-    return shared_crds() + lws_crds(tools)
+    return shared_crds() + lws_crds(tools) + rendered_kind_crds(tools)

@@ -26,6 +26,7 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     "etcd": ("etcd",),
     "kwok": ("kwok",),
     "lws": ("lws-controller",),
+    "crds": (),  # data only: share/crds/ (InferencePool, Istio VirtualService and DestinationRule)
 }
 
 

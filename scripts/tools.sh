@@ -20,7 +20,7 @@ ROOT=$PWD
 CACHE=${DYNAMO_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-pulumi/tools}
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-trimpath -mod=readonly"
 
-ALL_TOOLS=(pulumi pulumi-codegen kubernetes-provider pulumi-yaml kube etcd kwok lws)
+ALL_TOOLS=(pulumi pulumi-codegen kubernetes-provider pulumi-yaml kube etcd kwok lws crds)
 
 # The versions each recipe stamps into its binaries (the wrappers' go.mod pin the same ones).
 PULUMI_VERSION=v3.274.1
@@ -31,7 +31,7 @@ ETCD_VERSION=v3.6.14
 KWOK_VERSION=v0.8.0
 LWS_VERSION=v0.9.0
 # Bump a tool's recipe number when its build steps below change.
-declare -A RECIPE=([pulumi]=1 [pulumi-codegen]=1 [kubernetes-provider]=1 [pulumi-yaml]=1 [kube]=1 [etcd]=1 [kwok]=1 [lws]=1)
+declare -A RECIPE=([pulumi]=1 [pulumi-codegen]=1 [kubernetes-provider]=1 [pulumi-yaml]=1 [kube]=1 [etcd]=1 [kwok]=1 [lws]=1 [crds]=1)
 
 say() { printf '[tools] %s\n' "$*" >&2; }
 die() { printf '[tools] error: %s\n' "$*" >&2; exit 1; }
@@ -121,6 +121,24 @@ build_lws() {
     cp "$m"/config/crd/bases/*.yaml "$1/share/lws/"
     cp "$m/config/webhook/manifests.yaml" "$1/share/lws/webhook-manifests.yaml"
     chmod u+w "$1"/share/lws/*
+}
+
+build_crds() {  # data only: the CRD manifests of kinds the operator renders beyond Dynamo's own
+    local gaie=sigs.k8s.io/gateway-api-inference-extension istio=istio.io/api
+    go mod download "$gaie" "$istio"
+    mkdir -p "$1/share/crds"
+    cp "$(moddir "$gaie")/config/crd/bases/inference.networking.k8s.io_inferencepools.yaml" "$1/share/crds/"
+    # Istio publishes every CRD in one stream; keep the two kinds the operator renders.
+    awk -v out="$1/share/crds" '
+        function flush() { if (doc ~ /\n  name: (virtualservices|destinationrules)\.networking\.istio\.io\n/) {
+                               match(doc, /\n  name: [a-z]+/); f = out "/networking.istio.io_" substr(doc, RSTART + 9, RLENGTH - 9) ".yaml"
+                               printf "%s", doc > f; close(f) }
+                           doc = "" }
+        /^---$/ { flush(); next }
+        { doc = doc $0 "\n" }
+        END { flush() }' "$(moddir "$istio")/kubernetes/customresourcedefinitions.gen.yaml"
+    chmod u+w "$1"/share/crds/*
+    [ "$(ls "$1/share/crds" | wc -l)" = 3 ] || die "crds: expected 3 CRD files in $1/share/crds"
 }
 
 build_one() {  # build tool $1 into its cache directory unless it is there

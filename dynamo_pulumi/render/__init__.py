@@ -321,8 +321,8 @@ def _name_sources(graph: Graph) -> NameSources:
     """The graph fields rendered names are built from, for the hints of the name check."""
     if isinstance(graph, GraphHelpers):
         components = [(c.name, f"spec.components[{i}].name") for i, c in enumerate(graph.components)]
-        return NameSources("DynamoGraphDeployment", graph.name, components)
-    return NameSources("DynamoComponentDeployment", graph.name, [(graph.spec.name or "", "spec.name")])
+        return NameSources.of("DynamoGraphDeployment", graph.name, components, graph.to_wire())
+    return NameSources.of("DynamoComponentDeployment", graph.name, [(graph.spec.name or "", "spec.name")], graph.to_wire())
 
 
 __all__ = ["RenderResult", "render_graph"]

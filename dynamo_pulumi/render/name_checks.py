@@ -7,21 +7,24 @@ at the end of ``render_graph`` over every rendered object (and every generated D
 the rule, and the graph or component name it comes from.
 
 Checked: ``metadata.name`` by kind (Service: DNS-1035 label; Role/RoleBinding: path segment;
-everything else: DNS-1123 subdomain) and every label key and value under any ``metadata.labels``,
-``matchLabels`` or Service ``spec.selector``. Parked ``pulumi.Output`` values (whose text is not
+everything else: DNS-1123 subdomain), every label key and value under any ``metadata.labels``,
+``matchLabels`` or Service ``spec.selector``, and every key under any ``metadata.annotations``
+(``ValidateAnnotations``: a qualified name, any case). A problem with text the user wrote in a
+label or annotation map of the graph is reported at that field. Parked ``pulumi.Output`` values (whose text is not
 known yet) and non-strings are skipped. Pod hostname limits (LWS, Grove) are checked at admission
 (:mod:`dynamo_pulumi.pcs_naming`, validation rule 17) and are not repeated here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.kube_names import (
+    annotation_key_problems,
     dns1035_label_problems,
     dns1123_label_problems,
     dns1123_subdomain_problems,
@@ -52,6 +55,25 @@ class NameSources:
     graph_kind: str
     graph_name: str
     components: Sequence[tuple[str, str]] = ()
+    #: Label and annotation keys the user wrote -> the map's path; label values -> ``map[key]``.
+    written_keys: Mapping[str, str] = field(default_factory=dict)
+    written_values: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, graph_kind: str, graph_name: str, components: Sequence[tuple[str, str]],
+           document: Mapping[str, Any]) -> NameSources:
+        """The sources of a graph whose wire form is ``document``: its names, and every key and
+        value of its label and annotation maps (the first place each is written)."""
+        keys: dict[str, str] = {}
+        values: dict[str, str] = {}
+        for parts, labels, _ in _label_maps(document):
+            where = _spelled(parts)
+            for key, value in labels.items():
+                if isinstance(key, str):
+                    keys.setdefault(key, where)
+                    if isinstance(value, str):
+                        values.setdefault(value, f"{where}[{key}]")
+        return cls(graph_kind, graph_name, components, keys, values)
 
     def _found(self, value: str) -> list[tuple[str, str]]:
         """(field path, description) of every graph field whose text appears in ``value``."""
@@ -72,12 +94,20 @@ class NameSources:
         found = self._found(value)
         return found[0][0] if found else ""
 
+    def key_path(self, key: str) -> str:
+        """The graph's name field a rendered key is built from, else the map the user wrote it in."""
+        return self.source_path(key) or self.written_keys.get(key, "")
+
+    def value_path(self, value: str) -> str:
+        """The graph's name field a rendered value is built from, else the field the user wrote it in."""
+        return self.source_path(value) or self.written_values.get(value, "")
+
     def hint(self, value: str, problem: str = "") -> str:
         """What to change in the graph so that ``value`` becomes valid, fitting the cause: a
         length problem is fixed by shortening, a character problem is not."""
         found = [text for _, text in self._found(value)]
         if not found:
-            return "set it as written in the graph (spec labels or a component's podTemplate labels)"
+            return "set it as written in the graph (its metadata, or a component's podTemplate metadata)"
         if "no more than" in problem:
             return "shorten " + " or ".join(found)
         return (
@@ -111,8 +141,9 @@ class RenderedNameError(RenderError):
 _NO_LABELS = frozenset({"containers", "initContainers", "ephemeralContainers", "env", "args", "command"})
 
 
-def _label_maps(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], dict[Any, Any]]]:
-    """(path parts, map) of every label map in ``node``: metadata.labels and matchLabels.
+def _label_maps(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], dict[Any, Any], bool]]:
+    """(path parts, map, is annotations) of every label map in ``node`` (metadata.labels and
+    matchLabels) and every metadata.annotations.
 
     The path is kept as parts and spelled only for a problem (:func:`_spelled`)."""
     if type(node) is dict:
@@ -121,12 +152,14 @@ def _label_maps(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[A
             if kind is not dict and kind is not list:
                 continue
             if key == "metadata":
-                labels = child.get("labels") if kind is dict else None
-                if type(labels) is dict:
-                    yield (*path, key, "labels"), labels
+                if kind is dict:
+                    for name, is_annotations in (("labels", False), ("annotations", True)):
+                        found = child.get(name)
+                        if type(found) is dict:
+                            yield (*path, key, name), found, is_annotations
                 continue
             if key == "matchLabels" and kind is dict:
-                yield (*path, key), child
+                yield (*path, key), child, False
             if key not in _NO_LABELS:
                 yield from _label_maps(child, (*path, key))
     elif type(node) is list:
@@ -147,6 +180,11 @@ def _spelled(parts: tuple[Any, ...]) -> str:
 @lru_cache(maxsize=8192)
 def _key_problems(key: str) -> tuple[str, ...]:
     return () if contains_output_token(key) else tuple(label_key_problems(key))
+
+
+@lru_cache(maxsize=8192)
+def _annotation_key_problems(key: str) -> tuple[str, ...]:
+    return () if contains_output_token(key) else tuple(annotation_key_problems(key))
 
 
 @lru_cache(maxsize=8192)
@@ -184,20 +222,26 @@ def _object_problems(obj: dict[str, Any], sources: NameSources) -> list[NameProb
         ]
     maps = list(_label_maps(obj))
     if kind == "Service" and isinstance((obj.get("spec") or {}).get("selector"), dict):
-        maps.append((("spec", "selector"), obj["spec"]["selector"]))
+        maps.append((("spec", "selector"), obj["spec"]["selector"], False))
     seen: set[tuple[str, str]] = set()
-    for parts, labels in maps:
+    for parts, labels, is_annotations in maps:
         for key, value in labels.items():
-            key_problems = _key_problems(key) if isinstance(key, str) else ()
-            if key_problems and (key, "key") not in seen:
-                seen.add((key, "key"))
+            if is_annotations:
+                key_problems = _annotation_key_problems(key) if isinstance(key, str) else ()
+            else:
+                key_problems = _key_problems(key) if isinstance(key, str) else ()
+            what_key = "annotation key" if is_annotations else "label key"
+            if key_problems and (key, what_key) not in seen:
+                seen.add((key, what_key))
                 problems += [
                     NameProblem(
-                        f"{what}: {_spelled(parts)} key {key!r}: {msg} [label key]; {sources.hint(key, msg)}",
-                        sources.source_path(key),
+                        f"{what}: {_spelled(parts)} key {key!r}: {msg} [{what_key}]; {sources.hint(key, msg)}",
+                        sources.key_path(key),
                     )
                     for msg in key_problems
                 ]
+            if is_annotations:
+                continue
             value_problems = _value_problems(value) if isinstance(value, str) else ()
             if value_problems and (key, value) not in seen:
                 seen.add((key, value))
@@ -205,7 +249,7 @@ def _object_problems(obj: dict[str, Any], sources: NameSources) -> list[NameProb
                     NameProblem(
                         f"{what}: {_spelled(parts)}[{key}] value {value!r} ({len(value)} characters): {msg} "
                         f"[label value]; {sources.hint(value, msg)}",
-                        sources.source_path(value),
+                        sources.value_path(value),
                     )
                     for msg in value_problems
                 ]

@@ -9,8 +9,8 @@ every object rendered from it.
 
 Limits, as the API server applies them:
 
-* ``metadata.annotations``: keys and values together at most 256 KiB
-  (``TotalAnnotationSizeLimitB`` in apimachinery's ``ValidateAnnotations``);
+* ``metadata.annotations``: every key a qualified name (case-insensitive), keys and values together
+  at most 256 KiB (``TotalAnnotationSizeLimitB`` in apimachinery's ``ValidateAnnotations``);
 * the whole object: etcd's default ``--max-request-bytes`` of 1.5 MiB; a larger object is refused
   with ``etcdserver: request is too large`` (and above 3 MiB the API server refuses the request
   body itself).
@@ -24,6 +24,7 @@ from typing import Any
 
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.kube_names import (
+    annotation_key_problems,
     dns1123_label_problems,
     dns1123_subdomain_problems,
     label_key_problems,
@@ -51,6 +52,7 @@ def object_meta_errors(document: Mapping[str, Any], *, namespaced: bool = True) 
     if namespaced:
         errors += _namespace_errors(meta.get("namespace"))
     errors += label_errors(meta.get("labels"), _META.child("labels"))
+    errors += annotation_key_errors(meta.get("annotations"), _META.child("annotations"))
     errors += annotation_size_errors(meta.get("annotations"), _META.child("annotations"))
     errors += object_size_errors(document)
     return errors
@@ -86,6 +88,14 @@ def label_errors(labels: Any, path: Path) -> list[FieldError]:
         if _known(value):
             errors += [invalid(path.key(key), value, p) for p in label_value_problems(value)]
     return errors
+
+
+def annotation_key_errors(annotations: Any, path: Path) -> list[FieldError]:
+    """``ValidateAnnotations``: every key a qualified name (any case), at the map, as the API server
+    reports it."""
+    if not isinstance(annotations, Mapping):
+        return []
+    return [invalid(path, key, p) for key in annotations if _known(key) for p in annotation_key_problems(key)]
 
 
 def annotation_size_errors(annotations: Any, path: Path) -> list[FieldError]:

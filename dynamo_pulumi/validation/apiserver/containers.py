@@ -13,11 +13,11 @@ from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, duplicate, forbidden, invalid, not_supported, required
 from dynamo_pulumi.kube_names import dns1123_label_problems
-from dynamo_pulumi.validation.apiserver._common import items, mapping, text
+from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
 from dynamo_pulumi.validation.apiserver.enums import PULL_POLICIES, TERMINATION_MESSAGE_POLICIES, enum_errors
 from dynamo_pulumi.validation.apiserver.env import env_errors, env_from_errors
 from dynamo_pulumi.validation.apiserver.ports import container_port_errors
-from dynamo_pulumi.validation.apiserver.probes import lifecycle_errors, probe_errors
+from dynamo_pulumi.validation.apiserver.probes import DEFAULT_GRACE_PERIOD, lifecycle_errors, probe_errors
 from dynamo_pulumi.validation.apiserver.resources import resource_requirement_errors
 from dynamo_pulumi.validation.apiserver.volumes import volume_mount_errors
 
@@ -28,19 +28,26 @@ _INIT_ONLY_MESSAGE = "may not be set for init containers without restartPolicy=A
 def containers_errors(spec: Mapping[str, Any], volumes: set[str] | None, path: Path) -> list[FieldError]:
     """``validateContainers`` then ``validateInitContainers`` of one pod spec."""
     regular = items(spec.get("containers"))
+    grace = _grace_period(spec)
     errors: list[FieldError] = []
     names: set[str] = set()
     for i, raw in enumerate(regular):
         container, at = mapping(raw), path.child("containers").index(i)
         errors += container_common_errors(container, volumes, at)
         errors += _unique_name(container, names, at)
-        errors += _probes_and_hooks(container, at)
+        errors += _probes_and_hooks(container, at, grace)
         if container.get("restartPolicy") is not None:
             errors.append(forbidden(at.child("restartPolicy"), "may not be set for non-init containers"))
     errors += host_port_conflicts(regular, path.child("containers"))
     for i, raw in enumerate(items(spec.get("initContainers"))):
-        errors += _init_container_errors(mapping(raw), volumes, names, path.child("initContainers").index(i))
+        errors += _init_container_errors(mapping(raw), volumes, names, path.child("initContainers").index(i), grace)
     return errors
+
+
+def _grace_period(spec: Mapping[str, Any]) -> int | None:
+    """The pod's termination grace period after defaulting (None: written but not known)."""
+    grace = spec.get("terminationGracePeriodSeconds")
+    return DEFAULT_GRACE_PERIOD if grace is None else integer(grace)
 
 
 def host_port_conflicts(containers: list[Any], path: Path) -> list[FieldError]:
@@ -70,22 +77,24 @@ def _unique_name(container: Mapping[str, Any], names: set[str], at: Path) -> lis
     return []
 
 
-def _init_container_errors(container: Mapping[str, Any], volumes: set[str] | None, names: set[str], at: Path) -> list[FieldError]:
+def _init_container_errors(
+    container: Mapping[str, Any], volumes: set[str] | None, names: set[str], at: Path, grace: int | None
+) -> list[FieldError]:
     errors = container_common_errors(container, volumes, at)
     policy = container.get("restartPolicy")
     if policy is not None and policy != "Always":
         errors.append(not_supported(at.child("restartPolicy"), policy, ("Always",)))
     errors += _unique_name(container, names, at)
     if policy == "Always":
-        return errors + _probes_and_hooks(container, at)
+        return errors + _probes_and_hooks(container, at, grace)
     for key in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
         if container.get(key) is not None:
             errors.append(forbidden(at.child(key), _INIT_ONLY_MESSAGE))
     return errors
 
 
-def _probes_and_hooks(container: Mapping[str, Any], at: Path) -> list[FieldError]:
-    errors = lifecycle_errors(container.get("lifecycle"), at.child("lifecycle"))
+def _probes_and_hooks(container: Mapping[str, Any], at: Path, grace: int | None) -> list[FieldError]:
+    errors = lifecycle_errors(container.get("lifecycle"), at.child("lifecycle"), grace)
     for key, kind in _PROBES:
         errors += probe_errors(container.get(key), at.child(key), kind)
     return errors

@@ -2,7 +2,8 @@
 non-negative timings), ``validateLivenessProbe`` / ``validateStartupProbe`` (``successThreshold``
 must be 1), ``validateReadinessProbe`` (no ``terminationGracePeriodSeconds``),
 ``validateLifecycle``, and the handler actions (``validateHTTPGetAction``, ``validateExecAction``,
-``validateTCPSocketAction``, ``validateGRPCAction``).
+``validateTCPSocketAction``, ``validateGRPCAction``, ``validateSleepAction``: a hook's sleep is
+0 to the pod's ``terminationGracePeriodSeconds`` seconds, 30 when unset).
 
 The API server defaults a probe's zero timings (period 10 s, timeout 1 s, thresholds 1 and 3)
 before it validates, so only negative values written by the user are refused.
@@ -45,14 +46,29 @@ def probe_errors(probe: Any, path: Path, kind: str) -> list[FieldError]:
     return errors
 
 
-def lifecycle_errors(lifecycle: Any, path: Path) -> list[FieldError]:
-    """``validateLifecycle``: each of ``postStart``/``preStop`` one valid handler."""
+#: ``DefaultTerminationGracePeriodSeconds``: what an unset pod grace period is defaulted to.
+DEFAULT_GRACE_PERIOD = 30
+
+
+def lifecycle_errors(lifecycle: Any, path: Path, grace: int | None = DEFAULT_GRACE_PERIOD) -> list[FieldError]:
+    """``validateLifecycle``: each of ``postStart``/``preStop`` one valid handler; ``grace`` is the
+    pod's termination grace period (None: not known, so a sleep is not judged)."""
     hooks = mapping(lifecycle)
     errors: list[FieldError] = []
     for hook in ("postStart", "preStop"):
         if isinstance(hooks.get(hook), Mapping):
             errors += handler_errors(hooks[hook], path.child(hook), _LIFECYCLE_HANDLERS)
+            errors += _sleep_errors(mapping(hooks[hook].get("sleep")), path.child(hook, "sleep"), grace)
     return errors
+
+
+def _sleep_errors(sleep: Mapping[str, Any], path: Path, grace: int | None) -> list[FieldError]:
+    """``validateSleepAction`` (zero seconds allowed: ``PodLifecycleSleepActionAllowZero``, on
+    by default since Kubernetes 1.33), reported at ``sleep`` as the API server does."""
+    seconds = integer(sleep.get("seconds"))
+    if seconds is None or grace is None or 0 <= seconds <= grace:
+        return []
+    return [invalid(path, seconds, f"must be non-negative and less than terminationGracePeriodSeconds ({grace})")]
 
 
 def handler_errors(handler: Mapping[str, Any], path: Path, kinds: tuple[str, ...]) -> list[FieldError]:

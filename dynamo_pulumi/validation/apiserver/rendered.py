@@ -11,7 +11,12 @@ from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path
 from dynamo_pulumi.validation.apiserver._common import mapping
-from dynamo_pulumi.validation.apiserver.pod import pod_spec_errors, pod_specs
+from dynamo_pulumi.validation.apiserver.pod import (
+    TEMPLATE_CONTROLLERS,
+    controller_template_errors,
+    pod_spec_errors,
+    pod_specs,
+)
 from dynamo_pulumi.validation.apiserver.services import service_errors
 from dynamo_pulumi.validation.apiserver.source_paths import user_field
 
@@ -55,9 +60,13 @@ def _object_errors(
     obj: Mapping[str, Any], owner: str | None, sources: Mapping[str | None, tuple[str, Any]]
 ) -> Iterator[FieldError]:
     where = _where(obj)
+    controller = TEMPLATE_CONTROLLERS.get((str(obj.get("apiVersion")), str(obj.get("kind"))))
     for spec_path, spec in pod_specs(obj.get("spec"), Path("spec")):
         candidates = _candidates(owner, sources)
-        for error in pod_spec_errors(spec, Path()):
+        errors = pod_spec_errors(spec, Path())
+        if controller is not None:
+            errors += controller_template_errors(spec, Path(), controller)
+        for error in errors:
             yield _placed(error, spec, candidates) or replace(error, path=f"{where}.{spec_path}.{error.path}")
     if obj.get("kind") == "Service" and obj.get("apiVersion") == "v1":
         for error in service_errors(obj):

@@ -1,6 +1,10 @@
-"""Volumes and mounts: ``ValidateVolumes`` (unique DNS-1123 label names, exactly one source:
+"""Volumes and mounts: ``ValidateVolumes`` (unique DNS-1123 label names, at most one source:
 ``validateVolumeSource``) and ``ValidateVolumeMounts`` (each mount names a volume of the pod,
-has a path, and no two mounts of a container share a path)."""
+has a path, no two mounts of a container share a path, and ``subPath``/``subPathExpr`` stay
+below the volume: ``validateLocalDescendingPath``).
+
+A volume with no source at all is not refused: the API server's defaulting (``SetDefaults_Volume``)
+makes it an ``emptyDir`` before validation runs."""
 
 from __future__ import annotations
 
@@ -41,10 +45,9 @@ def volume_errors(volumes: Any, path: Path) -> tuple[set[str], list[FieldError]]
 
 
 def _source_errors(volume: Mapping[str, Any], path: Path) -> list[FieldError]:
-    """``validateVolumeSource``'s count: exactly one source (the first wins, others forbidden)."""
+    """``validateVolumeSource``'s count: at most one source (the first wins, others forbidden);
+    none at all is defaulted to ``emptyDir``."""
     present = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
-    if not present:
-        return [required(path, "must specify a volume type")]
     return [forbidden(path.child(key), "may not specify more than 1 volume type") for key in present[1:]]
 
 
@@ -66,6 +69,21 @@ def volume_mount_errors(mounts: Any, volumes: set[str] | None, path: Path) -> li
             if known in paths:
                 errors.append(invalid(at.child("mountPath"), known, "must be unique"))
             paths.add(known)
+        for key in ("subPath", "subPathExpr"):
+            if (sub := text(mount.get(key))):
+                errors += [invalid(at.child(key), sub, p) for p in local_descending_path_problems(sub)]
         if mount.get("subPath") and mount.get("subPathExpr"):
             errors.append(invalid(at.child("subPathExpr"), mount.get("subPathExpr"), "subPathExpr and subPath are mutually exclusive"))
     return errors
+
+
+def local_descending_path_problems(target: str) -> list[str]:
+    """``validateLocalDescendingPath``: relative, and no ``..`` element (split at ``/``: the API
+    server runs on Linux, where ``filepath.ToSlash`` leaves a backslash alone).
+
+    The API server reports these at ``volumeMounts.subPath`` without the mount's index (it is given
+    the list's path); we name the mount."""
+    problems = ["must be a relative path"] if target.startswith("/") else []
+    if ".." in target.split("/"):
+        problems.append("must not contain '..'")
+    return problems
