@@ -190,6 +190,7 @@ def record(out: Path, root: Path, mutants: Path | None) -> None:
             text = run()
         except Exception as exc:  # recorded, so a crash before or after shows in the comparison
             text = f"crashed: {type(exc).__name__}: {exc}"
+        text = text.replace(str(root.resolve()), "<root>")  # two checkouts' example paths compare equal
         target = out / "cases" / f"{name}.txt"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
