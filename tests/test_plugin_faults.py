@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import plugin_support
 import pytest
 import readiness_contract as contract
 from google.protobuf import empty_pb2
@@ -58,32 +59,14 @@ from dynamo_pulumi.cluster.waiter import EVENT, POD
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="pulumi-resource-dynamo is not installed (pip install -e .)")
 
+# The fixtures every module of plugin tests shares: one fake engine and one plugin per module.
+engine, plugin, driver = plugin_support.engine, plugin_support.plugin, plugin_support.driver
+
 PROC = Path("/proc/self/status").exists()
 needs_proc = pytest.mark.skipif(not PROC, reason="threads and connections are read from Linux /proc")
 #: How long a cancelled wait, a dropped call or a signalled plugin may take to let go.
 PROMPT = 2.0
 FORBIDDEN = ("Traceback", "pydantic", "http", "Error:", "validation error", "line ")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    fake = FakeEngine().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture(scope="module")
-def plugin(engine):
-    started = Plugin(engine)
-    yield started
-    started.close()
-
-
-@pytest.fixture
-def driver(plugin):
-    driver = PluginDriver(plugin)
-    driver.configure({})
-    return driver
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import time
 from concurrent import futures
 from pathlib import Path
 
+import plugin_support
 import pytest
 import readiness_contract as contract
 from google.protobuf import empty_pb2
@@ -23,7 +24,6 @@ from plugin_support import (
     SCRIPT,
     UNKNOWN,
     CallFailed,
-    FakeEngine,
     Plugin,
     PluginDriver,
     is_secret,
@@ -38,28 +38,10 @@ from dynamo_pulumi.cluster.waiter import POD
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="pulumi-resource-dynamo is not installed (pip install -e .)")
 
+# The fixtures every module of plugin tests shares: one fake engine and one plugin per module.
+engine, plugin, driver = plugin_support.engine, plugin_support.plugin, plugin_support.driver
+
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def engine():
-    fake = FakeEngine().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture(scope="module")
-def plugin(engine):
-    started = Plugin(engine)
-    yield started
-    started.close()
-
-
-@pytest.fixture
-def driver(plugin):
-    driver = PluginDriver(plugin)
-    driver.configure({})  # each test starts with no provider-level connection
-    return driver
 
 
 # --- the contract both transports keep ---------------------------------------------------------

@@ -47,8 +47,8 @@ from dynamo_pulumi.cli.common import (
 from dynamo_pulumi.cli.diff_report import GraphChange, format_report, report_json
 from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_OK, UsageError
 from dynamo_pulumi.cli.preview_cmd import add_program_flags, is_program, refuse_flags_that_do_not_apply
-from dynamo_pulumi.cli.validate_report import error_document
-from dynamo_pulumi.errors import DynamoPulumiError, InputError
+from dynamo_pulumi.cli.validate_report import errors_also_as_json
+from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.gpu_delta import gpu_delta
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, load_documents
@@ -181,12 +181,7 @@ def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
 def run(args: argparse.Namespace) -> int:
     """The command; with ``-o json`` an error is also a JSON document on stdout (the text stays
     on stderr)."""
-    try:
-        return _run(args)
-    except DynamoPulumiError as exc:
-        if args.output == "json":
-            print(json.dumps(error_document(exc), indent=2, sort_keys=True, default=str))
-        raise
+    return errors_also_as_json(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -42,8 +42,7 @@ from dynamo_pulumi.cli.common import (
     warn,
 )
 from dynamo_pulumi.cli.exits import UsageError
-from dynamo_pulumi.cli.validate_report import error_document
-from dynamo_pulumi.errors import DynamoPulumiError
+from dynamo_pulumi.cli.validate_report import errors_also_as_json
 from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines, total_text
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program, shown_inputs
@@ -233,12 +232,7 @@ def graph_json(plan: GraphPlan) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """The command; with ``-o json`` an error is also a JSON document on stdout (the text stays
     on stderr)."""
-    try:
-        return _run(args)
-    except DynamoPulumiError as exc:
-        if args.output == "json":
-            print(json.dumps(error_document(exc), indent=2, sort_keys=True, default=str))
-        raise
+    return errors_also_as_json(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ DynamoGraphDeploymentRequest, DynamoCheckpoint, DynamoWorkerMetadata), passed th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -168,6 +169,20 @@ def error_document(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, InputError):
         return {"errors": [_problem_json(Problem.of_input(exc, exc.source))]}
     return {"errors": [{"type": type(exc).__name__, "message": str(exc)}]}
+
+
+def errors_also_as_json(command: Callable[[Any], int], args: Any) -> int:
+    """Run ``command(args)``; with ``-o json`` an error it stops at is also printed on stdout as
+    :func:`error_document` before it propagates (its text still goes to stderr), so a tool that
+    reads ``preview``/``diff`` JSON always gets JSON."""
+    from dynamo_pulumi.errors import DynamoPulumiError
+
+    try:
+        return command(args)
+    except DynamoPulumiError as exc:
+        if getattr(args, "output", None) == "json":
+            print(json.dumps(error_document(exc), indent=2, sort_keys=True, default=str))
+        raise
 
 
 def as_json(reports: list[ObjectReport]) -> list[dict[str, Any]]:
