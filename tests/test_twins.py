@@ -195,6 +195,25 @@ def test_validate_and_render_answer_the_same_with_twins(doc: dict[str, Any], pla
     assert _answers(text, True, platform, mode) == _answers(text, False, platform, mode)
 
 
+def test_render_mode_refusals_and_notes_reach_a_twin() -> None:
+    """Render mode's rules dispatch on the helper mixins, not the model classes: a twin (what the
+    CLI loads) gets the component-group refusal and the note on a DGD's own ``metadata.labels``
+    exactly as the model does."""
+    doc = copy.deepcopy(next(b for b in BETA if b["kind"] == "DynamoGraphDeployment"))
+    doc["metadata"]["labels"] = {"team": "a"}
+    first = doc["spec"]["components"][0]["name"]
+    doc["spec"].setdefault("experimental", {})["componentGroups"] = [
+        {"name": "g", "replicas": 1, "components": [{"name": first}]}]
+    text = yaml.safe_dump(doc, sort_keys=False)
+    [outcome] = load_each(SourceText(text, "graph.yaml"), twins=True)
+    assert outcome.loaded is not None and twin.is_twin(outcome.loaded.object)
+    answers = _answers(text, True, None, "render")
+    assert answers == _answers(text, False, None, "render")
+    [(errors, warnings, _, _)] = answers
+    assert any("spec.experimental.componentGroups: Forbidden" in e for e in errors), errors
+    assert any("use spec.labels" in w for w in warnings), warnings
+
+
 def test_checking_and_rendering_a_small_graph_imports_no_pydantic() -> None:
     """What keeps the CLI's start within its budget (bench/bench_startup.py measures it)."""
     graph = ROOT / "examples" / "aggregated-vllm" / "graph.yaml"
