@@ -28,17 +28,8 @@ DCD create: ``spec.name`` <- ``metadata.name`` when empty.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.api.v1beta1 import (
-    ComponentRoleSpec,
-    ComponentSpecFields,
-    DynamoComponentDeployment,
-    DynamoComponentDeploymentSharedSpec,
-    DynamoGraphDeployment,
-    MultinodeSpec,
-    ProviderOverride,
-)
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_LPX,
     GROVE_API_VERSION,
@@ -48,7 +39,19 @@ from dynamo_pulumi.constants import (
     ROLE_WORKER,
     WORKLOAD_PROVIDER_GROVE,
 )
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentRoleSpec,
+        ComponentSpecFields,
+        DynamoComponentDeployment,
+        DynamoComponentDeploymentSharedSpec,
+        DynamoGraphDeployment,
+        MultinodeSpec,
+        ProviderOverride,
+    )
+    from dynamo_pulumi.platform import Platform
 
 Operation = Literal["create", "update"]
 
@@ -131,7 +134,7 @@ def default_graph(
     dgd: DynamoGraphDeployment, platform: Platform | None = None, operation: Operation = "create"
 ) -> DynamoGraphDeployment:
     """The DGD as the defaulting webhook would store it (input left untouched)."""
-    platform = platform or Platform()
+    platform = platform or default_platform()
     annotations = dict(dgd.annotations)
     provider = _default_workload_provider(dgd, platform, operation, annotations)
     if operation == "create" and KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION not in annotations:

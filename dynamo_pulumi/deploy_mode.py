@@ -23,15 +23,24 @@ error that names operator mode (``dynamo-pulumi render`` still prints what the o
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.api.v1beta1_parts import ComponentType
+from dynamo_pulumi.api.kinds import ComponentType
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
 from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden, not_supported
 from dynamo_pulumi.planner_connector import planner_connector
 
-Graph = DynamoGraphDeployment | DynamoComponentDeployment
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        DynamoComponentDeployment,
+        DynamoGraphDeployment,
+    )
+
+    Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+
 
 Mode = Literal["render", "operator"]
 MODES: tuple[Mode, ...] = ("render", "operator")
@@ -108,7 +117,7 @@ COMPONENT_GROUPS_NOT_RENDERED = (
 )
 
 
-def _component_groups_errors(graph: DynamoGraphDeployment) -> list[FieldError]:
+def _component_groups_errors(graph: GraphHelpers) -> list[FieldError]:
     experimental = graph.spec.experimental
     if experimental is None or not experimental.component_groups:
         return []
@@ -119,12 +128,12 @@ def _component_groups_errors(graph: DynamoGraphDeployment) -> list[FieldError]:
 def operator_only_errors(graph: object) -> list[FieldError]:
     """Why render mode cannot deploy ``graph`` (empty when it can, and for other kinds such as a
     scaling adapter), one error per feature."""
-    if isinstance(graph, DynamoGraphDeployment):
+    if isinstance(graph, GraphHelpers):
         entries: list[tuple[ComponentSpecFields, Path]] = [
             (comp, Path("spec", "components").index(i)) for i, comp in enumerate(graph.components)
         ]
         graph_errors = _component_groups_errors(graph)
-    elif isinstance(graph, DynamoComponentDeployment):
+    elif isinstance(graph, ComponentDeploymentHelpers):
         entries, graph_errors = [(graph.spec, Path("spec"))], []
     else:
         return []
@@ -140,7 +149,7 @@ def render_mode_notes(graph: object) -> list[str]:
     """What render mode accepts but cannot act on, said rather than ignored: a DGD's own
     ``metadata.labels`` label the DynamoGraphDeployment object, which render mode never creates
     (the operator copies none of them to what it creates; ``spec.labels`` does)."""
-    if isinstance(graph, DynamoGraphDeployment) and graph.metadata.labels:
+    if isinstance(graph, GraphHelpers) and graph.metadata.labels:
         return ["metadata.labels label the DynamoGraphDeployment object itself, which render mode does not "
                 "create, and the operator copies none of them to the objects it creates: to label those, use "
                 "spec.labels (operator mode applies metadata.labels to the custom resource)"]
@@ -187,7 +196,7 @@ def sent_type_errors(graph: Graph) -> list[FieldError]:
 
     A v1alpha1 ``componentType`` outside it (``main``) survives conversion as written; sent in
     v1beta1, the API server refuses the whole object at ``spec.components[i].type``."""
-    if isinstance(graph, DynamoGraphDeployment):
+    if isinstance(graph, GraphHelpers):
         typed = [(Path("spec", "components").index(i).child("type"), c.type) for i, c in enumerate(graph.components)]
     else:
         typed = [(Path("spec", "type"), graph.spec.type)]

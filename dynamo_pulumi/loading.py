@@ -18,18 +18,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.parse import openapi_type, parse_object
+from dynamo_pulumi.api.kinds import API_GROUP, API_VERSION, DCD_KIND, DGD_KIND, KIND_NAMES
 from dynamo_pulumi.api.path_map import PathMap
-from dynamo_pulumi.api.v1beta1 import (
-    API_GROUP,
-    API_VERSION,
-    DCD_KIND,
-    DGD_KIND,
-    KINDS,
-    DynamoComponentDeployment,
-    DynamoGraphDeployment,
-    DynamoObject,
-)
+from dynamo_pulumi.api.wire_errors import openapi_type
 from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.duplicates import duplicate_errors
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
@@ -46,6 +37,7 @@ if TYPE_CHECKING:  # the v1alpha1 models and the conversion are imported for alp
     from dynamo_pulumi.api.v1alpha1 import AlphaObject
     from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeploymentSpec as AlphaDCDSpec
     from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeploymentSpec as AlphaDGDSpec
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment, DynamoObject
 
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
 
@@ -162,9 +154,9 @@ def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
     if kind in COMPANION_KINDS:
         _check_companion_version(api_version, kind, source)
         return False
-    if kind not in KINDS:
+    if kind not in KIND_NAMES:
         raise InputError(
-            f"unknown kind {kind!r} in {api_version} (supported: {', '.join([*KINDS, *COMPANION_KINDS])})", source
+            f"unknown kind {kind!r} in {api_version} (supported: {', '.join([*KIND_NAMES, *COMPANION_KINDS])})", source
         )
     if api_version not in (API_VERSION, ALPHA_API_VERSION):
         raise InputError(
@@ -196,9 +188,14 @@ def load_alpha(doc: Mapping[str, Any], index: int = 0, source: str = "") -> Load
     )
 
 
-def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str) -> LoadedObject:
+def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str, twins: bool) -> LoadedObject:
     if api_version == ALPHA_API_VERSION:
         return load_alpha(doc, index=index, source=source)
+    twin = _twin(doc) if twins else None
+    if twin is not None:
+        return LoadedObject(object=twin, document=index, source=source)
+    from dynamo_pulumi.api.parse import parse_object  # late: pydantic, for all but a certain twin
+
     try:
         return LoadedObject(object=parse_object(doc, source), document=index, source=source)
     except GraphValidationError as exc:
@@ -208,8 +205,19 @@ def _load_one(doc: Mapping[str, Any], api_version: str, index: int, source: str)
         raise
 
 
+def _twin(doc: Mapping[str, Any]) -> Any:
+    """The pydantic-free twin of a v1beta1 object that the schema (the models' and the embedded
+    pod templates') admits, or None: then the model is built, and reports any error."""
+    from dynamo_pulumi.api.pod_schema import object_errors
+    from dynamo_pulumi.api.twin import KIND_MODELS, from_wire
+
+    model = KIND_MODELS.get(str(doc.get("kind")))
+    twin = from_wire(model, doc) if model is not None else None
+    return twin if twin is not None and not object_errors(doc) else None
+
+
 def _load_document(
-    doc: Any, positions: DocumentPositions | None, index: int, doc_source: str
+    doc: Any, positions: DocumentPositions | None, index: int, doc_source: str, twins: bool = False
 ) -> LoadedObject | dict[str, Any]:
     """One raw document as a LoadedObject (a Dynamo kind) or as itself (any other kind).
 
@@ -219,7 +227,7 @@ def _load_document(
         _check_beside_metadata(doc, kind, positions)
         return dict(doc)
     try:
-        loaded = _load_one(doc, api_version, index, doc_source)
+        loaded = _load_one(doc, api_version, index, doc_source, twins)
     except GraphValidationError as exc:
         if positions is not None:
             exc.errors = [_located(e, positions) for e in exc.errors]
@@ -277,9 +285,11 @@ class DocumentOutcome:
     other: dict[str, Any] | None = None
 
 
-def load_each(source: Source) -> Iterator[DocumentOutcome]:
+def load_each(source: Source, *, twins: bool = False) -> Iterator[DocumentOutcome]:
     """Every document of ``source``, loaded one by one. Reading or YAML errors of the whole
-    input raise InputError before the first document."""
+    input raise InputError before the first document. ``twins``: a valid v1beta1 object is
+    loaded as its pydantic-free twin (:mod:`dynamo_pulumi.api.twin`), for the CLI's ``validate``
+    and ``render``, whose objects never reach a user's program."""
     docs, where = read_raw_documents(source)
     duplicates = duplicate_errors(docs)
     for i, (doc, positions) in enumerate(docs):
@@ -288,7 +298,7 @@ def load_each(source: Source) -> Iterator[DocumentOutcome]:
             yield DocumentOutcome(i, label, error=duplicates[i])
             continue
         try:
-            item = _load_document(doc, positions, i, label)
+            item = _load_document(doc, positions, i, label, twins)
         except (InputError, GraphValidationError) as exc:
             yield DocumentOutcome(i, label, error=exc)
         else:
@@ -366,7 +376,7 @@ def _namespace(loaded: LoadedObject, namespace: str | None) -> str:
 
 def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> Findings:
     """Create admission of one loaded object, in the API server's order (api-and-validation.md
-    section 0 and 4.6).
+    section 0 and 4.6): what :func:`admit_loaded` found.
 
     A v1beta1 object: :func:`dynamo_pulumi.validation.validate` (the v1beta1 CEL rules, the
     webhook, then the compatibility pass over alpha data it carries in its conversion
@@ -375,38 +385,45 @@ def validate_loaded(loaded: LoadedObject, platform: Any = None, namespace: str |
     v1beta1 webhook on the converted object with runtime-version/EPP errors at alpha paths,
     then the compatibility pass. Errors of an object loaded from text carry their file position.
     """
-    findings = _create_findings(loaded, platform, namespace)
+    return admit_loaded(loaded, platform, namespace)[1]
+
+
+def admit_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | None = None) -> tuple[Any, Findings]:
+    """Create admission of one loaded object (:func:`validate_loaded`) and the object as the API
+    server would store it: defaulted once, here, so a rendering of it starts from this object
+    instead of defaulting it again (None when the alpha CEL stage refused it before defaulting)."""
+    stored, findings = _create_admission(loaded, platform, namespace)
     findings.errors = locate(loaded, findings.errors)
-    return findings
+    return stored, findings
 
 
-def _create_findings(loaded: LoadedObject, platform: Any, namespace: str | None) -> Findings:
-    from dynamo_pulumi.validation import validate
+def _create_admission(loaded: LoadedObject, platform: Any, namespace: str | None) -> tuple[Any, Findings]:
+    from dynamo_pulumi.validation import admit
 
     ns = _namespace(loaded, namespace)
     view = loaded.alpha_object
     if view is None:
-        return validate(loaded.object, platform, namespace=ns)
+        return admit(loaded.object, platform, namespace=ns)
     from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
     from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
     from dynamo_pulumi.validation.alpha import (
         alpha_compat_findings,
         alpha_schema_errors,
-        beta_webhook_findings,
+        beta_webhook_admission,
     )
 
     if not isinstance(view, (AlphaDGD, AlphaDCD)):
-        return validate(loaded.object, platform, namespace=ns)
+        return admit(loaded.object, platform, namespace=ns)
     cel = alpha_schema_errors(view, on_create=True)
     if cel:
-        return Findings(errors=cel)
-    found = beta_webhook_findings(loaded.object, platform)
+        return None, Findings(errors=cel)
+    stored, found = beta_webhook_admission(loaded.object, platform)
     findings = Findings(
         errors=[replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors],
         warnings=list(found.warnings),
     )
     findings.extend(alpha_compat_findings(view, ns, alpha_source=True))
-    return findings
+    return stored, findings
 
 
 def validate_source(

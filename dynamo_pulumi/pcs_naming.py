@@ -11,12 +11,8 @@ Grove renderer uses (``expandRolesForComponent``), lower-cased as rendered.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from dynamo_pulumi.api.v1beta1 import (
-    ComponentSpecFields,
-    DynamoComponentDeploymentSharedSpec,
-    DynamoGraphDeployment,
-)
 from dynamo_pulumi.constants import (
     GROVE_ROLE_SUFFIX_GMS,
     GROVE_ROLE_SUFFIX_LEADER,
@@ -24,6 +20,13 @@ from dynamo_pulumi.constants import (
     MAX_COMBINED_GROVE_RESOURCE_NAME_LENGTH,
 )
 from dynamo_pulumi.naming import fnv_suffix
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        DynamoComponentDeploymentSharedSpec,
+        DynamoGraphDeployment,
+    )
 
 #: The PCS name is never truncated below this many characters (``minPCSNameLength``).
 MIN_PCS_NAME_LENGTH = 8

@@ -13,19 +13,17 @@ to learn it.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from dynamo_pulumi.api.base import Bool, NonNegInt32, Str, WireModel
-from dynamo_pulumi.errors import FieldError, InputError, invalid
-
-if TYPE_CHECKING:
-    from dynamo_pulumi.yaml_source import DocumentPositions
-
-DEFAULT_OPERATOR_VERSION = "1.6.0"
+from dynamo_pulumi.platform_file import (  # noqa: F401 - re-exported: the platform file's loader
+    DEFAULT_OPERATOR_VERSION,
+    PlatformError,
+    load_platform,
+)
+from dynamo_pulumi.platform_helpers import PlatformHelpers, ToggleHelpers
 
 
 class Discovery(WireModel):
@@ -49,15 +47,11 @@ class Infrastructure(WireModel):
     tcp_tls_server_name: Str = Field("", alias="tcpTLSServerName")
 
 
-class Toggle(WireModel):
+class Toggle(ToggleHelpers, WireModel):
     """An orchestrator or feature switch. ``None`` means "auto-detect" in the operator; offline
     we cannot detect, so ``None`` counts as off."""
 
     enabled: Bool | None = None
-
-    @property
-    def on(self) -> bool:
-        return bool(self.enabled)
 
 
 class LPXSettings(Toggle):
@@ -134,7 +128,7 @@ class ClusterFacts(WireModel):
     resource_claim_gpus: dict[Str, NonNegInt32] = Field(default_factory=dict)
 
 
-class Platform(WireModel):
+class Platform(PlatformHelpers, WireModel):
     """Operator configuration plus the cluster facts admission and rendering need."""
 
     operator_version: Str = DEFAULT_OPERATOR_VERSION
@@ -154,102 +148,3 @@ class Platform(WireModel):
     lpx: LPXSettings = Field(default_factory=LPXSettings)
     image_pull_secrets: list[Str] = Field(default_factory=list)
     cluster: ClusterFacts = Field(default_factory=ClusterFacts)
-
-    @property
-    def grove_enabled(self) -> bool:
-        return self.orchestrators.grove.on
-
-    @property
-    def lws_enabled(self) -> bool:
-        return self.orchestrators.lws.on
-
-    @property
-    def cluster_wide(self) -> bool:
-        return self.namespace.restricted == ""
-
-
-def load_platform(source: str | Path | dict[str, Any] | Platform | None) -> Platform:
-    """A Platform from a model, a dict, or a YAML file path; ``None`` gives the defaults."""
-    if source is None:
-        return Platform()
-    if isinstance(source, Platform):
-        return source
-    name = "platform"
-    positions: DocumentPositions | None = None
-    if isinstance(source, (str, Path)):
-        name = str(source)
-        data, positions = _read_platform_file(name)
-    else:
-        data = source
-    if not isinstance(data, dict):
-        raise InputError("platform settings must be a mapping", name)
-    from dynamo_pulumi.input_hints import graph_given_as_platform_hint, helm_values_hint
-
-    hint = graph_given_as_platform_hint(data) or helm_values_hint(data)
-    if hint:
-        raise InputError(f"platform file: {hint}", name)
-    try:
-        platform = Platform.model_validate(data)
-    except ValidationError as exc:
-        from dynamo_pulumi.api.parse import translate_errors
-
-        raise PlatformError(_located(translate_errors(exc, data, model=Platform), positions), name) from None
-    errors = _value_errors(platform)
-    if errors:
-        raise PlatformError(_located(errors, positions), name)
-    return platform
-
-
-def _read_platform_file(name: str) -> tuple[Any, DocumentPositions | None]:
-    """The one YAML document of a platform file and where its fields are, read as graph files
-    are read: a directory or a device is an error saying so, YAML errors name ``file:line:col``."""
-    from dynamo_pulumi.sources import read_text_file
-    from dynamo_pulumi.yaml_source import YamlSyntaxError, parse_documents
-
-    try:
-        documents = parse_documents(read_text_file(name), name)
-    except YamlSyntaxError as exc:  # keeps its position, for -o json and -o github
-        detail = str(exc).removeprefix(f"{exc.source}: ")
-        raise YamlSyntaxError(f"platform file: {detail}", name, exc.position) from None
-    except InputError as exc:
-        detail = str(exc).removeprefix(f"{exc.source}: ")
-        raise InputError(f"platform file: {detail}", exc.source) from None
-    if len(documents) > 1:
-        raise InputError(f"a platform file holds one YAML document, found {len(documents)}", name)
-    if not documents:
-        return {}, None
-    return documents[0].value, documents[0].positions
-
-
-def _located(errors: list[FieldError], positions: DocumentPositions | None) -> list[FieldError]:
-    """Each error with the platform file position of its field (or of its nearest parent)."""
-    if positions is None:
-        return errors
-    return [e if e.position else replace(e, position=positions.position_of(e.path)) for e in errors]
-
-
-class PlatformError(InputError):
-    """A platform file the operator would not run with, at the file's own field paths
-    (``operatorVersion``, ``orchestrators.grove.enabled``), never at a graph's."""
-
-    def __init__(self, errors: list[FieldError], source: str = "") -> None:
-        self.errors = errors
-        # Led by the first error's file:line:col, so an editor or CI annotation jumps to it.
-        first = errors[0].position if errors else None
-        super().__init__("invalid platform settings: " + "; ".join(e.message for e in errors), str(first or source))
-
-
-def _value_errors(platform: Platform) -> list[FieldError]:
-    """Values the schema admits but the operator cannot use."""
-    from dynamo_pulumi.runtime_version import parse_origin_version
-
-    if parse_origin_version(platform.operator_version) is None:
-        return [
-            invalid(
-                "operatorVersion",
-                platform.operator_version,
-                "must be a semantic version (for example 1.6.0): it is stamped on new graphs as their "
-                "origin version, which admission requires to be valid semver",
-            )
-        ]
-    return []

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import lru_cache, total_ordering
 from typing import Any
-
-import semver
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.constants import KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION
@@ -37,7 +35,93 @@ _LENIENT_PATTERN = re.compile(
     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
 )
 
-Version = semver.Version
+_NUMBER = r"(?:0|[1-9][0-9]*)"
+_PRERELEASE_ID = r"(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
+_BUILD_ID = r"[0-9a-zA-Z-]+"
+#: semver.org 2.0.0: ``MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]``, ASCII digits, nothing after it.
+_SEMVER = re.compile(
+    rf"({_NUMBER})\.({_NUMBER})\.({_NUMBER})(?:-({_PRERELEASE_ID}(?:\.{_PRERELEASE_ID})*))?"
+    rf"(?:\+({_BUILD_ID}(?:\.{_BUILD_ID})*))?\Z",
+    re.ASCII,
+)
+
+
+@total_ordering
+class Version:
+    """A semantic version (semver.org 2.0.0), ordered by its precedence: the release numbers, then
+    a pre-release below its release, identifier by identifier (numbers numerically and below
+    words); the build is kept but never compared. What the ``semver`` package's ``Version`` gave
+    this module, without its import (a tenth of ``validate``'s start); ``tests/test_runtime_version.py``
+    holds the two equal."""
+
+    __slots__ = ("build", "major", "minor", "patch", "prerelease")
+
+    def __init__(self, major: int, minor: int = 0, patch: int = 0,
+                 prerelease: str | None = None, build: str | None = None) -> None:
+        self.major, self.minor, self.patch = int(major), int(minor), int(patch)
+        if min(self.major, self.minor, self.patch) < 0:
+            raise ValueError("a version part cannot be negative")
+        self.prerelease = None if prerelease is None else str(prerelease)
+        self.build = None if build is None else str(build)
+
+    @classmethod
+    def parse(cls, text: str | bytes) -> Version:
+        """Strict ``MAJOR.MINOR.PATCH[-PRE][+BUILD]``; ValueError when ``text`` is not one."""
+        if isinstance(text, bytes):
+            text = text.decode("UTF-8")
+        elif not isinstance(text, str):
+            raise TypeError(f"not expecting type '{type(text)}'")
+        match = _SEMVER.match(text)
+        if match is None:
+            raise ValueError(f"{text} is not valid SemVer string")
+        major, minor, patch, prerelease, build = match.groups()
+        return cls(int(major), int(minor), int(patch), prerelease, build)
+
+    def compare(self, other: Version) -> int:
+        """Negative, zero or positive as ``self`` precedes, equals or follows ``other``."""
+        mine, theirs = (self.major, self.minor, self.patch), (other.major, other.minor, other.patch)
+        if mine != theirs:
+            return -1 if mine < theirs else 1
+        if self.prerelease == other.prerelease:
+            return 0
+        if not self.prerelease:
+            return 1 if other.prerelease else 0
+        if not other.prerelease:
+            return -1
+        left, right = _precedence(self.prerelease), _precedence(other.prerelease)
+        return (left > right) - (left < right)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Version) and self.compare(other) == 0
+
+    def __lt__(self, other: Version) -> bool:
+        return self.compare(other) < 0
+
+    def __hash__(self) -> int:
+        return hash((self.major, self.minor, self.patch, self.prerelease))
+
+    def __str__(self) -> str:
+        text = f"{self.major}.{self.minor}.{self.patch}"
+        if self.prerelease:
+            text += f"-{self.prerelease}"
+        return f"{text}+{self.build}" if self.build else text
+
+    def __repr__(self) -> str:
+        return (f"Version(major={self.major}, minor={self.minor}, patch={self.patch}, "
+                f"prerelease={self.prerelease!r}, build={self.build!r})")
+
+
+def _precedence(prerelease: str) -> list[tuple[int, int, str]]:
+    """Pre-release identifiers as sort keys: a number (by value) sorts before any word."""
+    keys = []
+    for identifier in prerelease.split("."):
+        if identifier.isdigit() and identifier.isascii():
+            digits = identifier.lstrip("0") or "0"
+            keys.append((0, len(digits), digits))
+        else:
+            keys.append((1, 0, identifier))
+    return keys
+
 
 #: Behaviours keyed on the resolved runtime version (section 6.2); on when version >= threshold.
 RUNTIME_GATES: Mapping[str, Version] = {
@@ -62,7 +146,7 @@ def parse_runtime_version(value: str) -> Version | None:
     """``runtimeVersionOverride`` as strict ``MAJOR.MINOR.PATCH`` (pre-release/build dropped).
 
     Remembered: every render asks for the same few versions once per component and gate, and
-    a ``semver.Version`` is immutable."""
+    nothing changes a parsed version."""
     try:
         parsed = Version.parse(value)
     except (ValueError, TypeError):

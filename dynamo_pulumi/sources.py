@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.yaml_source import DocumentPositions, parse_documents
@@ -31,11 +31,22 @@ class SourceText:
     document: int | None = None
 
 
-Source = str | bytes | Path | SourceText | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: What a graph can be read from (``Path`` by name: pathlib is imported only for a path string).
+Source = Union[str, bytes, "Path", SourceText, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+
+
+def is_path(value: Any) -> bool:
+    """``value`` is a ``pathlib.Path`` (known without importing pathlib, which the CLI never needs:
+    when it is not loaded, no Path exists)."""
+    pathlib = sys.modules.get("pathlib")
+    return pathlib is not None and isinstance(value, pathlib.Path)
 
 
 def _describe(source: Source) -> str:
-    if isinstance(source, Path):
+    if is_path(source):
         return str(source)
     if isinstance(source, str) and _looks_like_path(source):
         return source
@@ -48,6 +59,8 @@ def _looks_like_path(text: str) -> bool:
     "no such file")."""
     if "\n" in text or not text.strip():
         return False
+    from pathlib import Path  # late: only a path given as a string gets here
+
     if Path(text).suffix.lower() in (".yaml", ".yml", ".json"):
         return True
     try:
@@ -141,8 +154,8 @@ def read_raw_documents(source: Source) -> tuple[list[RawDocument], str]:
     where = _describe(source)
     if isinstance(source, SourceText):
         return _with_positions(source.text, source.name), source.name
-    if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
-        return _with_positions(read_text_file(Path(source)), where), where
+    if is_path(source) or (isinstance(source, str) and _looks_like_path(source)):
+        return _with_positions(read_text_file(str(source)), where), where
     if isinstance(source, str):
         docs = _with_positions(source, "")
         if "\n" not in source.strip() and len(docs) == 1 and isinstance(docs[0][0], str):

@@ -8,7 +8,6 @@ case or spelling style (``min_available`` for ``minAvailable``) first, then the 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 #: How close a name must be to count as a typo of a declared one (difflib's ratio, 0..1).
@@ -30,6 +29,8 @@ def nearest(name: str, declared: Iterable[str]) -> str:
     same = [d for d in choices if _folded(d) == _folded(name)]
     if same:
         return same[0]
+    import difflib  # late: only a name that is not declared gets here
+
     close = difflib.get_close_matches(name, choices, n=1, cutoff=CUTOFF)
     if close:
         return close[0]

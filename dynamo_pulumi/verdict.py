@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.deploy_mode import Mode
 from dynamo_pulumi.errors import (
     ErrorType,
@@ -38,15 +38,18 @@ from dynamo_pulumi.errors import (
 )
 from dynamo_pulumi.kube_names import dns1123_label_problems
 from dynamo_pulumi.loading import LoadedObject, locate
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
 from dynamo_pulumi.validation.object_meta import object_meta_errors, rendered_object_errors
 
 if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
     from dynamo_pulumi.render import RenderResult
     from dynamo_pulumi.validation.update_verdict import UpdateVerdict
 
-Graph = DynamoGraphDeployment | DynamoComponentDeployment
-Subject = LoadedObject | Graph
+    Graph = DynamoGraphDeployment | DynamoComponentDeployment
+    Subject = LoadedObject | Graph
+
 DEFAULT_NAMESPACE = "default"
 
 
@@ -112,7 +115,7 @@ def judge(
     checked = check_mode(mode)
     loaded = subject if isinstance(subject, LoadedObject) else LoadedObject(object=subject)
     obj = loaded.object
-    platform = platform or Platform()
+    platform = platform or default_platform()
     kind, name = obj.kind, obj.name
     target = namespace or obj.metadata.namespace or DEFAULT_NAMESPACE
     errors = object_meta_errors(obj.to_wire()) + _target_namespace_errors(namespace)
@@ -121,9 +124,9 @@ def judge(
     admission = _admission(loaded, platform, target, old, "operator" if for_expansion else checked, client)
     errors = admission.errors + (_sent_errors(loaded) if checked == "operator" and not for_expansion else [])
     outcome = Verdict(kind, name, errors, admission.warnings, None, checked, admission.replacements)
-    if not outcome.errors and isinstance(obj, (DynamoGraphDeployment, DynamoComponentDeployment)):
+    if not outcome.errors and isinstance(obj, (GraphHelpers, ComponentDeploymentHelpers)):
         outcome = _rendered(outcome, loaded, platform, target, objects, as_sent=checked == "operator",
-                            refusals_warn=checked == "operator" and not for_expansion)
+                            refusals_warn=checked == "operator" and not for_expansion, stored=admission.stored)
     return _located(outcome, loaded)
 
 
@@ -150,19 +153,21 @@ def _rendered(
     objects: Sequence[Mapping[str, Any]],
     as_sent: bool,
     refusals_warn: bool,
+    stored: Any = None,
 ) -> Verdict:
     """The admitted ``outcome`` with its rendering (``as_sent``: of the custom resource as operator
     mode sends it), or with rendering's refusals as errors (``refusals_warn``: as a warning and an
-    empty prediction)."""
+    empty prediction). ``stored``: the object as create admission defaulted it, rendered as it is
+    (defaulting commutes with leaving out the metadata operator mode does not send)."""
     from dynamo_pulumi.deploy_mode import sent_in_operator_mode
     from dynamo_pulumi.render import RenderResult, render_graph  # late: a refused graph never pays for it
 
-    graph = loaded.object
+    graph = loaded.object if stored is None else stored
     if as_sent:
         graph, notes = sent_in_operator_mode(graph)  # type: ignore[arg-type]
         outcome = replace(outcome, warnings=[*outcome.warnings, *notes])
     try:
-        rendered = render_graph(graph, platform, namespace, objects=objects)  # type: ignore[arg-type]
+        rendered = render_graph(graph, platform, namespace, objects=objects, stored=stored is not None)  # type: ignore[arg-type]
     except RenderError as exc:
         if refusals_warn:
             note = f"the operator's expansion cannot be predicted offline ({exc}); preview shows none"
@@ -264,9 +269,9 @@ def _indexed(path: str, obj: Any) -> str:
     if match is None or match.group(1).isdigit():
         return path
     rest = path[match.end():]
-    if isinstance(obj, DynamoComponentDeployment):
+    if isinstance(obj, ComponentDeploymentHelpers):
         return f"spec{rest}"
-    names = [c.name for c in obj.components] if isinstance(obj, DynamoGraphDeployment) else []
+    names = [c.name for c in obj.components] if isinstance(obj, GraphHelpers) else []
     if match.group(1) not in names:
         return path
     return f"spec.components[{names.index(match.group(1))}]{rest}"

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
 from dynamo_pulumi.render.worker_hash import worker_hash_document
+
+if TYPE_CHECKING:
+    pass
 
 #: How a top-level input of a component's hash entry is named (spec fields keep their own name).
 _ENTRY_NAMES = {"labels": "labels", "annotations": "annotations", "runtimeVersion": "runtime version"}
@@ -105,6 +108,6 @@ def revision_change(
     """Why the worker hash moved from ``old_hash`` to ``new_hash`` (None when it did not)."""
     if old_hash == new_hash:
         return None
-    before = worker_hash_document(old, old_namespace) if isinstance(old, DynamoGraphDeployment) else {}
-    after = worker_hash_document(new, new_namespace) if isinstance(new, DynamoGraphDeployment) else {}
+    before = worker_hash_document(old, old_namespace) if isinstance(old, GraphHelpers) else {}
+    after = worker_hash_document(new, new_namespace) if isinstance(new, GraphHelpers) else {}
     return RevisionChange(old_hash, new_hash, revision_causes(before, after), in_names)

@@ -31,7 +31,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "naming", "kube_names", "expansion", "duplicates", "suggest", "wire_numbers",
     )),
     ("api", ("api.*",)),
-    ("model", ("pcs_naming", "runtime_version", "planner_connector", "deploy_mode", "platform", "input_hints")),
+    # The models' twins sit with the platform they also twin (their shapes read its model).
+    ("model", ("pcs_naming", "runtime_version", "planner_connector", "deploy_mode", "platform", "input_hints",
+               "platform_file", "platform_helpers", "api.twin", "api.twin_build")),
     ("defaulting", ("defaulting", "render.pathway")),
     ("validation", ("validation.*",)),
     ("loading", ("loading",)),

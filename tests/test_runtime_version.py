@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import semver
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -166,3 +167,55 @@ def test_any_semver_tag_resolves_to_its_release_triplet(
 ) -> None:
     image = f"{registry}runtime:{prefix}{major}.{minor}.{patch}{suffix}"
     assert parse_image_tag_version(image) == Version(major, minor, patch)
+
+
+# --- our Version against the semver package (semver.org 2.0.0) -----------------------------------
+
+_PART = st.sampled_from(["0", "1", "2", "10", "01", "007", "rc", "rc1", "alpha", "beta", "x-y", "-", "", "a.b"])
+VERSION_TEXT = st.one_of(
+    st.builds(lambda a, b, c: f"{a}.{b}.{c}", _PART, _PART, _PART),
+    st.builds(lambda a, b, c, pre: f"{a}.{b}.{c}-{pre}", _PART, _PART, _PART,
+              st.lists(_PART, min_size=1, max_size=3).map(".".join)),
+    st.builds(lambda v, build: f"{v}+{build}", st.sampled_from(["1.2.3", "1.2.3-rc.1", "0.0.0"]),
+              st.lists(_PART, min_size=1, max_size=2).map(".".join)),
+    st.text(alphabet="0123456789.-+vV abc\n", max_size=14),
+)
+
+
+def _semver(text: str) -> str:
+    try:
+        return repr(semver.Version.parse(text))
+    except ValueError:
+        return "invalid"
+
+
+def _ours(text: str) -> str:
+    try:
+        return repr(Version.parse(text))
+    except ValueError:
+        return "invalid"
+
+
+@given(VERSION_TEXT)
+def test_a_version_parses_as_the_semver_package_parses_it(text: str) -> None:
+    assert _ours(text) == _semver(text)
+    if _ours(text) != "invalid":
+        assert str(Version.parse(text)) == str(semver.Version.parse(text))
+
+
+_PRERELEASE = st.lists(_PART, min_size=1, max_size=3).map(".".join)
+#: Two versions of one release, so the pre-release identifiers decide their order.
+SAME_RELEASE = st.tuples(st.sampled_from(["1.2.3", "0.0.1"]), st.none() | _PRERELEASE, st.none() | _PRERELEASE).map(
+    lambda t: tuple(t[0] if pre is None else f"{t[0]}-{pre}" for pre in t[1:]))
+
+
+@given(st.one_of(st.tuples(VERSION_TEXT, VERSION_TEXT), SAME_RELEASE))
+def test_versions_order_as_the_semver_package_orders_them(pair: tuple[str, str]) -> None:
+    left, right = pair
+    if _ours(left) == "invalid" or _ours(right) == "invalid":
+        return
+    ours = Version.parse(left).compare(Version.parse(right))
+    theirs = semver.Version.parse(left).compare(semver.Version.parse(right))
+    assert (ours > 0) - (ours < 0) == theirs
+    assert (Version.parse(left) == Version.parse(right)) == (semver.Version.parse(left) == semver.Version.parse(right))
+    assert (Version.parse(left) < Version.parse(right)) == (semver.Version.parse(left) < semver.Version.parse(right))

@@ -17,37 +17,73 @@ DynamoGraphDeployment object (apiVersion, kind, metadata, spec), ``GraphSpec`` w
 mappings or ``pulumi_kubernetes.core.v1.PodTemplateSpecArgs``.
 """
 
-from dynamo_pulumi.api.v1beta1 import (
-    DynamoComponentDeployment,
-    DynamoComponentDeploymentSharedSpec,
-    DynamoComponentDeploymentSpec,
-    DynamoGraphDeployment,
-    DynamoGraphDeploymentScalingAdapter,
-    DynamoGraphDeploymentSpec,
-    ObjectMeta,
-    Restart,
-)
-from dynamo_pulumi.api.v1beta1_parts import (
-    CompilationCacheConfig,
-    ComponentRoleSpec,
-    ModelReference,
-    MultinodeSpec,
-    ScalingAdapter,
-    TopologyConstraint,
-)
+from __future__ import annotations
 
-#: A whole DynamoGraphDeployment object (the model; the Pulumi component has the CRD's name).
-Graph = DynamoGraphDeployment
-#: ``spec`` of a DynamoGraphDeployment.
-GraphSpec = DynamoGraphDeploymentSpec
-#: One entry of ``spec.components``.
-ComponentSpec = DynamoComponentDeploymentSharedSpec
-#: A whole standalone DynamoComponentDeployment object.
-StandaloneComponent = DynamoComponentDeployment
-#: ``spec`` of a standalone DynamoComponentDeployment.
-StandaloneComponentSpec = DynamoComponentDeploymentSpec
-#: ``metadata`` of a Graph or StandaloneComponent.
-Metadata = ObjectMeta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        DynamoComponentDeployment,
+        DynamoComponentDeploymentSharedSpec,
+        DynamoComponentDeploymentSpec,
+        DynamoGraphDeployment,
+        DynamoGraphDeploymentScalingAdapter,
+        DynamoGraphDeploymentSpec,
+        ObjectMeta,
+        Restart,
+    )
+    from dynamo_pulumi.api.v1beta1_parts import (
+        CompilationCacheConfig,
+        ComponentRoleSpec,
+        ModelReference,
+        MultinodeSpec,
+        ScalingAdapter,
+        TopologyConstraint,
+    )
+
+    #: A whole DynamoGraphDeployment object (the model; the Pulumi component has the CRD's name).
+    Graph = DynamoGraphDeployment
+    #: ``spec`` of a DynamoGraphDeployment.
+    GraphSpec = DynamoGraphDeploymentSpec
+    #: One entry of ``spec.components``.
+    ComponentSpec = DynamoComponentDeploymentSharedSpec
+    #: A whole standalone DynamoComponentDeployment object.
+    StandaloneComponent = DynamoComponentDeployment
+    #: ``spec`` of a standalone DynamoComponentDeployment.
+    StandaloneComponentSpec = DynamoComponentDeploymentSpec
+    #: ``metadata`` of a Graph or StandaloneComponent.
+    Metadata = ObjectMeta
+
+#: Public name -> (module, model name). The models load on first use (PEP 562): the submodules of
+#: this package (``api.pods``, ``api.kinds``, ...) are imported by stages that must not pay for
+#: pydantic, and importing a submodule runs this file first.
+_PUBLIC = {
+    **{name: ("v1beta1", name) for name in (
+        "DynamoComponentDeployment", "DynamoComponentDeploymentSharedSpec", "DynamoComponentDeploymentSpec",
+        "DynamoGraphDeployment", "DynamoGraphDeploymentScalingAdapter", "DynamoGraphDeploymentSpec",
+        "ObjectMeta", "Restart")},
+    **{name: ("v1beta1_parts", name) for name in (
+        "CompilationCacheConfig", "ComponentRoleSpec", "ModelReference", "MultinodeSpec", "ScalingAdapter",
+        "TopologyConstraint")},
+    "Graph": ("v1beta1", "DynamoGraphDeployment"),
+    "GraphSpec": ("v1beta1", "DynamoGraphDeploymentSpec"),
+    "ComponentSpec": ("v1beta1", "DynamoComponentDeploymentSharedSpec"),
+    "StandaloneComponent": ("v1beta1", "DynamoComponentDeployment"),
+    "StandaloneComponentSpec": ("v1beta1", "DynamoComponentDeploymentSpec"),
+    "Metadata": ("v1beta1", "ObjectMeta"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    found = _PUBLIC.get(name)
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{found[0]}"), found[1])
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CompilationCacheConfig",

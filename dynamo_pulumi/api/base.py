@@ -35,6 +35,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from dynamo_pulumi.api.pulumi_args import plain
+from dynamo_pulumi.api.v1beta1_helpers import ObjectMetaHelpers
 from dynamo_pulumi.errors import ModelError, for_pulumi_if_running
 from dynamo_pulumi.placeholders import is_deploy_time_value
 
@@ -130,7 +131,7 @@ class WireModel(BaseModel):
         return self.model_dump(by_alias=True, exclude_unset=True, mode="python")
 
 
-class ObjectMetaFields(WireModel):
+class ObjectMetaFields(ObjectMetaHelpers, WireModel):
     """``metadata`` of an API object: every field ``metav1.ObjectMeta`` declares, nothing else.
 
     Strict like the rest of the object (kubectl's strict field validation refuses
@@ -163,19 +164,6 @@ class ObjectMetaFields(WireModel):
     """Finalizers the API server waits for before deleting the object."""
     managed_fields: list[Any] | None = None
     """Server-side apply bookkeeping; ignored on input."""
-
-    @property
-    def model_extra(self) -> dict[str, Any] | None:
-        """The metadata fields no rule types (``ownerReferences``, ``deletionTimestamp``, ...) that
-        were written, by wire name: what the open model kept as extras before metadata became
-        strict, so the readers of those fields keep one way to reach them."""
-        typed = {"name", "namespace", "labels", "annotations"}
-        fields = type(self).model_fields
-        return {
-            fields[name].alias or name: getattr(self, name)
-            for name in self.model_fields_set
-            if name in fields and name not in typed
-        }
 
 
 class OpenModel(WireModel):

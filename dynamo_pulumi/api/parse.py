@@ -10,8 +10,8 @@ error list, so the schema lives in one place (the models).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -19,6 +19,14 @@ from pydantic.alias_generators import to_snake
 from pydantic_core import ErrorDetails
 
 from dynamo_pulumi.api.v1beta1 import KINDS, DynamoObject
+from dynamo_pulumi.api.wire_errors import (
+    UnknownFieldError,
+    object_name,
+    openapi_type,
+    type_invalid,
+    unknown_field,
+    wire_path,
+)
 from dynamo_pulumi.errors import (
     ErrorType,
     FieldError,
@@ -32,16 +40,6 @@ from dynamo_pulumi.errors import (
 from dynamo_pulumi.suggest import nearest
 
 M = TypeVar("M", bound=BaseModel)
-
-#: OpenAPI type names kube-openapi prints, keyed by the Python type of a wire value.
-_OPENAPI_TYPE_OF: tuple[tuple[type, str], ...] = (
-    (bool, "boolean"),
-    (int, "integer"),
-    (float, "number"),
-    (str, "string"),
-    (Mapping, "object"),
-    (list, "array"),
-)
 
 #: The OpenAPI type a pydantic type-error says was expected.
 _EXPECTED_TYPE: dict[str, str] = {
@@ -60,64 +58,6 @@ _EXPECTED_TYPE: dict[str, str] = {
     "tuple_type": "array",
     "set_type": "array",
 }
-
-
-@dataclass(frozen=True)
-class UnknownFieldError(FieldError):
-    """A field the schema does not declare, printed like kubectl's strict decoding error, with
-    the nearest declared field name when one is close (a typo)."""
-
-    suggestion: str = ""
-
-    def __str__(self) -> str:
-        return f'unknown field "{self.path}"'
-
-    @property
-    def advice(self) -> str:
-        """The nearest declared name is our advice, not kubectl's words (JSON's ``fix``)."""
-        hint = f'did you mean "{self.suggestion}"?' if self.suggestion else ""
-        return "; ".join(part for part in (hint, self.fix) if part)
-
-    @property
-    def message(self) -> str:
-        hint = f' (did you mean "{self.suggestion}"?)' if self.suggestion else ""
-        return f"{self}{hint}; {self.fix}" if self.fix else f"{self}{hint}"
-
-
-def unknown_field(path: str, suggestion: str = "") -> UnknownFieldError:
-    return UnknownFieldError(ErrorType.INVALID, path, f'unknown field "{path}"', suggestion=suggestion)
-
-
-def openapi_type(value: Any) -> str:
-    """The OpenAPI type name of a decoded JSON/YAML value (``null`` for None)."""
-    if value is None:
-        return "null"
-    for py_type, name in _OPENAPI_TYPE_OF:
-        if isinstance(value, py_type):
-            return name
-    return type(value).__name__
-
-
-def type_invalid(path: str, value: Any, expected: str) -> FieldError:
-    """kube-openapi's type error as the API server prints it for a CRD.
-
-    Its type validator hands the JSON type of the value, not the value, to
-    ``field.TypeInvalid``: ``<path>: Invalid value: "string": <path> in body must be of type
-    object: "string"``.
-    """
-    got = openapi_type(value)
-    return invalid(path, got, f'{path} in body must be of type {expected}: "{got}"')
-
-
-def wire_path(loc: Iterable[int | str], prefix: str = "") -> str:
-    """``('spec', 'components', 0, 'name')`` -> ``spec.components[0].name``."""
-    text = prefix
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text = f"{text}.{part}" if text else str(part)
-    return text
 
 
 def _step_in(node: Any, part: int | str) -> int | str | None:
@@ -308,12 +248,6 @@ def embedded_pod_errors(data: Any) -> list[FieldError]:
     from dynamo_pulumi.api.pod_schema import object_errors  # late: pod_schema imports this module
 
     return object_errors(data)
-
-
-def object_name(data: Mapping[str, Any]) -> str:
-    meta = data.get("metadata")
-    name = meta.get("name") if isinstance(meta, Mapping) else None
-    return name if isinstance(name, str) else ""
 
 
 def parse_object(data: Any, source: str = "") -> DynamoObject:

@@ -16,7 +16,9 @@ request (api-and-validation.md section 0). The models keep these values as plain
   :mod:`dynamo_pulumi.validation` before CEL; the webhook does not run when it fails).
 
 The schema is the ``kubernetes-validate`` copy of Kubernetes 1.36, whose types and required
-fields match the CRDs' embedded copy field for field. Unknown fields are errors, as ``kubectl
+fields match the CRDs' embedded copy field for field, derived once and shipped in
+``data/pod-schema.json`` (:mod:`dynamo_pulumi.api.pod_schema_build`) and checked by
+:mod:`dynamo_pulumi.api.schema_check` (``jsonschema``'s semantics, without its import cost). Unknown fields are errors, as ``kubectl
 apply`` (strict field validation, the default since Kubernetes 1.27) reports them: ``unknown
 field "<full path>"``, with the nearest declared name when one is close (``imagePullPolcy`` ->
 ``imagePullPolicy``). Adjusted to what the CRD states:
@@ -50,46 +52,50 @@ int32/int64 overflow is ``Checked value must be of type integer with format int3
 
 from __future__ import annotations
 
-import copy
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import lru_cache
-from importlib.util import find_spec
-from pathlib import Path as FilePath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dynamo_pulumi.api.parse import type_invalid, unknown_field, wire_path
+from dynamo_pulumi.api.pod_schema_build import (
+    CONTAINER,
+    ENV_VAR,
+    KUBERNETES_SCHEMA_VERSION,
+    POD_SPEC,
+    POD_TEMPLATE_SPEC,
+    PROBE,
+    QUANTITY_PATTERN,
+    RESOURCE_CLAIM,
+)
+from dynamo_pulumi.api.schema_check import Checker, SchemaError
+from dynamo_pulumi.api.wire_errors import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.placeholders import contains_output_token, is_output_token
 from dynamo_pulumi.suggest import nearest
 
-if TYPE_CHECKING:  # jsonschema and referencing are imported when a check first runs
-    import jsonschema
-    from referencing import Registry
+__all__ = [
+    "CONTAINER",
+    "ENV_VAR",
+    "KUBERNETES_SCHEMA_VERSION",
+    "POD_SPEC",
+    "POD_TEMPLATE_SPEC",
+    "PROBE",
+    "QUANTITY_PATTERN",
+    "RESOURCE_CLAIM",
+    "alpha_object_errors",
+    "component_errors",
+    "decoded_template_errors",
+    "object_errors",
+    "pod_template_errors",
+    "schema_errors",
+]
 
-#: The kubernetes-validate schema folder (non-strict: unknown fields are allowed).
-KUBERNETES_SCHEMA_VERSION = "v1.36.0"
-_SCHEMA_DIR = f"kubernetes-json-schema/{KUBERNETES_SCHEMA_VERSION}-local"
-_DEFINITIONS_ID = "https://kubernetes.io/api/_definitions.json"
-POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
-POD_SPEC = "io.k8s.api.core.v1.PodSpec"
-CONTAINER = "io.k8s.api.core.v1.Container"
-PROBE = "io.k8s.api.core.v1.Probe"
-ENV_VAR = "io.k8s.api.core.v1.EnvVar"
-RESOURCE_CLAIM = "io.k8s.api.core.v1.ResourceClaim"
-_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
-_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
-#: The ObjectMeta fields the CRD keeps in an embedded template's metadata.
-_KEPT_METADATA = ("name", "namespace", "labels", "annotations", "finalizers")
-
-#: The CRD's pattern for resource.Quantity strings (``x-kubernetes-int-or-string`` + pattern).
-QUANTITY_PATTERN = (
-    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
-    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
-)
+#: The adjusted definitions (:mod:`dynamo_pulumi.api.pod_schema_build`), shipped with the package,
+#: one file per variant (the decoded one is read only for a schemaless position).
+SCHEMA_FOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
@@ -108,98 +114,16 @@ UNKNOWN = _Unknown()
 # --- the schema ---------------------------------------------------------------------------------
 
 
-def _int_or_string(pattern: str | None = None, number: str = "integer") -> dict[str, Any]:
-    string: dict[str, Any] = {"type": "string"}
-    if pattern is not None:
-        string["pattern"] = pattern
-    return {"anyOf": [{"type": number}, string], "x-kubernetes-int-or-string": True}
-
-
-@lru_cache(maxsize=1)
-def _definitions() -> dict[str, Any]:
-    # The data files are read without importing kubernetes_validate itself (its import pulls in
-    # an HTTP stack the offline tools never use).
-    spec = find_spec("kubernetes_validate")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("kubernetes-validate (the pod template schema) is not installed")
-    folder = FilePath(next(iter(spec.submodule_search_locations)))
-    return json.loads((folder / _SCHEMA_DIR / "_definitions.json").read_text())  # type: ignore[no-any-return]
-
-
-def _without_required(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _without_required(v) for k, v in schema.items() if k != "required"}
-    if isinstance(schema, list):
-        return [_without_required(v) for v in schema]
-    return schema
-
-
-def _closed(schema: Any) -> Any:
-    """``schema`` with every object that declares properties closed to others (strict)."""
-    if isinstance(schema, dict):
-        closed = {k: _closed(v) for k, v in schema.items()}
-        if "properties" in closed and "additionalProperties" not in closed:
-            closed["additionalProperties"] = False
-        return closed
-    if isinstance(schema, list):
-        return [_closed(v) for v in schema]
-    return schema
-
-
-#: Every definition this module validates against; the registry holds only what they reach.
-_ROOTS = (POD_TEMPLATE_SPEC, POD_SPEC, CONTAINER, PROBE, ENV_VAR, RESOURCE_CLAIM)
-_REF = "$ref"
-
-
-def _refs(schema: Any) -> Iterator[str]:
-    """The definition names ``schema`` refers to (``#/$defs/<name>``)."""
-    if isinstance(schema, dict):
-        ref = schema.get(_REF)
-        if isinstance(ref, str):
-            yield ref.rpartition("/")[2]
-        for value in schema.values():
-            yield from _refs(value)
-    elif isinstance(schema, list):
-        for value in schema:
-            yield from _refs(value)
-
-
-def _reachable(table: Mapping[str, Any], roots: Iterable[str]) -> dict[str, Any]:
-    """The definitions ``roots`` reach: about 110 of the ~770 in the file, so preparing the
-    registry (closing every object, which each ``validate`` run pays once) costs a seventh."""
-    kept: dict[str, Any] = {}
-    pending = list(roots)
-    while pending:
-        name = pending.pop()
-        if name in kept:
-            continue
-        kept[name] = table[name]
-        pending += [ref for ref in _refs(table[name]) if ref not in kept]
-    return kept
+def schema_file(variant: str) -> str:
+    return os.path.join(SCHEMA_FOLDER, f"pod-schema-{variant}.json")
 
 
 @lru_cache(maxsize=2)
-def _registry(decoded: bool) -> Registry:
-    """The definitions adjusted to the CRD (see the module docstring).
-
-    ``decoded``: a schemaless position, checked only as the webhook's Go decoding would (no
-    required fields; a quantity may be any number).
-    """
-    from referencing import Registry, Resource
-
-    defs = dict(_definitions())
-    table = _reachable(defs["$defs"], _ROOTS)
-    meta = copy.deepcopy(table[_OBJECT_META])
-    meta["properties"] = {k: v for k, v in meta["properties"].items() if k in _KEPT_METADATA}
-    table[_OBJECT_META] = meta
-    table[_QUANTITY] = _int_or_string(QUANTITY_PATTERN, "number" if decoded else "integer")
-    table[_INT_OR_STRING] = _int_or_string()
-    if decoded:
-        table = {name: _without_required(schema) for name, schema in table.items()}
-    else:
-        table = {name: _closed(schema) for name, schema in table.items()}
-    defs["$defs"] = table
-    return Resource.from_contents(defs) @ Registry()
+def _table(variant: str) -> dict[str, Any]:
+    """One shipped variant (``strict`` or ``decoded``); its keywords were checked when it was
+    derived (:func:`dynamo_pulumi.api.schema_check.verify`, in the test that holds it current)."""
+    with open(schema_file(variant), encoding="utf-8") as handle:
+        return json.load(handle)  # type: ignore[no-any-return]
 
 
 def _check_int_format(fmt: str) -> Any:
@@ -213,15 +137,15 @@ def _check_int_format(fmt: str) -> Any:
     return check
 
 
-@lru_cache(maxsize=16)
-def _validator(definition: str, decoded: bool = False) -> jsonschema.protocols.Validator:
-    import jsonschema
+_FORMATS = {fmt: _check_int_format(fmt) for fmt in _INT_RANGES}
 
-    formats = jsonschema.FormatChecker(formats=())
-    for fmt in _INT_RANGES:
-        formats.checks(fmt)(_check_int_format(fmt))
-    schema = {"$ref": f"{_DEFINITIONS_ID}#/$defs/{definition}"}
-    return jsonschema.Draft202012Validator(schema, registry=_registry(decoded), format_checker=formats)
+
+@lru_cache(maxsize=16)
+def _validator(definition: str, decoded: bool = False) -> Checker:
+    """The checker of one definition; ``decoded``: a schemaless position, checked only as the
+    webhook's Go decoding would (no required fields, closed to nothing; a quantity may be any
+    number)."""
+    return Checker(_table("decoded" if decoded else "strict"), definition, _FORMATS)
 
 
 # --- one value against one definition ----------------------------------------------------------
@@ -251,41 +175,37 @@ def _expected_type(schema_type: Any) -> str:
     return named[0] if named else "null"
 
 
-def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[FieldError]:
+def _translate(error: SchemaError, prefix: str) -> Iterator[FieldError]:
     value = error.instance
     if value is UNKNOWN:
         return
-    path = wire_path(error.absolute_path, prefix)
-    kind = error.validator
-    if kind == "required" and isinstance(value, Mapping):
-        for name in error.validator_value:
+    path = wire_path(error.path, prefix)
+    kind = error.keyword
+    if kind == "required":
+        for name in error.value:
             if name not in value:
                 yield required(wire_path([name], path))
     elif kind == "type":
-        yield type_invalid(path, value, _expected_type(error.validator_value))
+        yield type_invalid(path, value, _expected_type(error.value))
     elif kind == "anyOf":
         # int-or-string / quantity (anyOf integer, string): a string fails only its pattern.
-        pattern = next((s.get("pattern") for s in error.validator_value if "pattern" in s), None)
+        pattern = next((s.get("pattern") for s in error.value if "pattern" in s), None)
         if isinstance(value, str) and pattern is not None:
             if not contains_output_token(value):
                 yield _pattern_error(path, value, pattern)
         else:
             yield invalid(path, "", f'"{path}" must validate at least one schema (anyOf)')
-            first = error.validator_value[0].get("type", "integer")  # kube-openapi: first branch
+            first = error.value[0].get("type", "integer")  # kube-openapi: first branch
             yield type_invalid(path, value, _expected_type(first))
-    elif kind == "additionalProperties" and isinstance(value, Mapping):
-        declared = list((error.schema.get("properties") or {}) if isinstance(error.schema, Mapping) else {})
+    elif kind == "additionalProperties":
+        declared = list(error.schema.get("properties") or {})
         for name in value:
             if name not in declared:
                 yield unknown_field(wire_path([name], path), _nearest(name, declared))
-    elif kind == "format" and error.validator_value in _INT_RANGES:
-        fmt = error.validator_value
-        yield invalid(path, "", f"Checked value must be of type integer with format {fmt} in {path}")
-    elif kind == "pattern":
-        if not contains_output_token(value):
-            yield invalid(path, value, f"{path} in body should match '{error.validator_value}'")
-    else:
-        yield invalid(path, value, f"{path} in body {error.message}")
+    elif kind == "format":
+        yield invalid(path, "", f"Checked value must be of type integer with format {error.value} in {path}")
+    elif kind == "pattern" and not contains_output_token(value):
+        yield invalid(path, value, f"{path} in body should match '{error.value}'")
 
 
 #: A map key inside a resource list: ``limits.nvidia.com/gpu`` is the key ``nvidia.com/gpu``.

@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 
-from dynamo_pulumi.api import v1beta1 as beta
-
-if TYPE_CHECKING:  # the alpha models are built only when alpha data is really present
+if TYPE_CHECKING:  # the models (and pydantic) are imported only when alpha data is really present
     from dynamo_pulumi.api import v1alpha1 as alpha
+    from dynamo_pulumi.api import v1beta1 as beta
 
 DGD_SPEC_ANNOTATION = "nvidia.com/dgd-spec"
 DCD_SPEC_ANNOTATION = "nvidia.com/dcd-spec"
@@ -41,6 +40,8 @@ def preserved_shared_spec(spec: alpha.DynamoComponentDeploymentSharedSpec, name:
                          ("failover", spec.failover)):
         if feature is not None and not feature.enabled:
             keep[key] = wire[key]
+    from dynamo_pulumi.api import v1beta1 as beta  # late: an alpha conversion builds models anyway
+
     multinode = wire.get("multinode") or {}
     # Per-role overrides the v1beta1 model cannot hold yet are kept rather than lost.
     roles = {k: v for k, v in multinode.items() if k in ("leader", "worker") and k not in beta.MultinodeSpec.model_fields}
@@ -70,9 +71,9 @@ def metadata_with(meta: alpha.ObjectMeta, annotation: str, preserved: dict[str, 
 
 def has_preserved_spec(obj: Any) -> bool:
     """Whether a v1beta1 DGD/DCD carries a conversion annotation (alpha-only data)."""
-    if isinstance(obj, beta.DynamoGraphDeployment):
+    if isinstance(obj, GraphHelpers):
         return bool(obj.annotations.get(DGD_SPEC_ANNOTATION))
-    if isinstance(obj, beta.DynamoComponentDeployment):
+    if isinstance(obj, ComponentDeploymentHelpers):
         return bool(obj.annotations.get(DCD_SPEC_ANNOTATION))
     return False
 
@@ -87,9 +88,11 @@ def preserved_alpha_spec(
     """
     if not has_preserved_spec(obj):
         return None
+    from pydantic import ValidationError
+
     from dynamo_pulumi.api import v1alpha1 as alpha
 
-    if isinstance(obj, beta.DynamoGraphDeployment):
+    if isinstance(obj, GraphHelpers):
         key, model = DGD_SPEC_ANNOTATION, alpha.DynamoGraphDeploymentSpec
     else:
         key, model = DCD_SPEC_ANNOTATION, alpha.DynamoComponentDeploymentSpec

@@ -31,6 +31,16 @@ from dynamo_pulumi.api.base import (
     TopologyDomain,
     WireModel,
 )
+from dynamo_pulumi.api.kinds import API_GROUP, API_VERSION, DCD_KIND, DGD_KIND, DGDSA_KIND  # noqa: F401
+from dynamo_pulumi.api.v1beta1_helpers import (
+    ComponentDeploymentHelpers,
+    ComponentSpecHelpers,
+    GraphHelpers,
+    GraphSpecHelpers,
+    KvTransferPolicyHelpers,
+    ScalingAdapterHelpers,
+    TopLevelHelpers,
+)
 from dynamo_pulumi.api.v1beta1_parts import (  # noqa: F401 - re-exported
     COMPONENT_TYPES,
     WORKER_CLASS_TYPES,
@@ -64,17 +74,10 @@ from dynamo_pulumi.api.v1beta1_parts import (  # noqa: F401 - re-exported
     TopologyConstraint,
 )
 
-API_GROUP = "nvidia.com"
-API_VERSION = "nvidia.com/v1beta1"
-DGD_KIND = "DynamoGraphDeployment"
-DCD_KIND = "DynamoComponentDeployment"
-DGDSA_KIND = "DynamoGraphDeploymentScalingAdapter"
-
-
 # --- the shared component spec --------------------------------------------------------------------
 
 
-class ComponentSpecFields(WireModel):
+class ComponentSpecFields(ComponentSpecHelpers, WireModel):
     """Fields of ``DynamoComponentDeploymentSharedSpec`` common to DGD components and DCD specs."""
 
     provider_override: ProviderOverride | None = None
@@ -114,66 +117,6 @@ class ComponentSpecFields(WireModel):
     experimental: ExperimentalSpec | None = None
     """Preview features of this component (GMS, failover, checkpoints, Grove options)."""
 
-    # -- derived helpers the operator has under the same names ---------------------------------
-
-    @property
-    def number_of_nodes(self) -> int:
-        """``GetNumberOfNodes``: nodeCount when ``multinode`` is set, else 1."""
-        return self.multinode.effective_node_count if self.multinode is not None else 1
-
-    @property
-    def is_multinode(self) -> bool:
-        return self.number_of_nodes > 1
-
-    @property
-    def is_worker_class(self) -> bool:
-        return self.type in WORKER_CLASS_TYPES
-
-    @property
-    def gms(self) -> GPUMemoryServiceSpec | None:
-        return self.experimental.gpu_memory_service if self.experimental else None
-
-    @property
-    def failover(self) -> FailoverSpec | None:
-        return self.experimental.failover if self.experimental else None
-
-    @property
-    def checkpoint(self) -> ComponentCheckpointConfig | None:
-        return self.experimental.checkpoint if self.experimental else None
-
-    @property
-    def is_inter_pod_gms(self) -> bool:
-        gms = self.gms
-        return gms is not None and gms.effective_mode == "InterPod"
-
-    @property
-    def is_scaling_group_forced(self) -> bool:
-        grove = self.experimental.grove if self.experimental else None
-        return bool(grove and grove.force_scaling_group)
-
-    @property
-    def uses_pcsg(self) -> bool:
-        """``UsesPCSG``: multinode, inter-pod GMS or a forced scaling group."""
-        return self.is_multinode or self.is_inter_pod_gms or self.is_scaling_group_forced
-
-    @property
-    def effective_replicas(self) -> int:
-        """Replicas after the defaulting webhook (nil -> 1)."""
-        return 1 if self.replicas is None else self.replicas
-
-    def role_provider_override(self, role: str) -> ProviderOverride | None:
-        """The provider override of a multinode role (``leader``/``worker``), from ``roles[]`` or
-        from the older ``multinode.<role>.providerOverride`` spelling."""
-        for spec in self.roles or []:
-            if spec.name == role and spec.provider_override is not None:
-                return spec.provider_override
-        legacy = getattr(self.multinode, role, None) if self.multinode is not None else None
-        return legacy.provider_override if legacy is not None else None
-
-    @property
-    def has_role_pod_templates(self) -> bool:
-        return any(r.pod_template is not None for r in self.roles or [])
-
 
 class DynamoComponentDeploymentSharedSpec(ComponentSpecFields):
     """One entry of ``DynamoGraphDeployment.spec.components``."""
@@ -201,7 +144,7 @@ class Restart(WireModel):
     """How the restart proceeds (sequential or parallel)."""
 
 
-class KvTransferPolicy(WireModel):
+class KvTransferPolicy(KvTransferPolicyHelpers, WireModel):
     cluster_topology_name: In[Annotated[Str, Field(min_length=1)]] | None = None
     """Grove ClusterTopology whose levels define the domains (exclusive with `label_key`)."""
     label_key: In[Annotated[Str, Field(min_length=1, max_length=317, pattern=LABEL_KEY_PATTERN)]] | None = None
@@ -212,10 +155,6 @@ class KvTransferPolicy(WireModel):
     """`required` (default: only same-domain decode workers) or `preferred`."""
     preferred_weight: In[Annotated[float, Field(ge=0, le=1)]] | None = None
     """Strength of the same-domain preference, 0.0 to 1.0; required when enforcement is `preferred`."""
-
-    @property
-    def effective_enforcement(self) -> str:
-        return self.enforcement or "required"
 
 
 class ComponentGroupMember(WireModel):
@@ -241,7 +180,7 @@ class DynamoGraphDeploymentExperimentalSpec(WireModel):
     """Components scaled together as one group (at most 16 groups)."""
 
 
-class DynamoGraphDeploymentSpec(WireModel):
+class DynamoGraphDeploymentSpec(GraphSpecHelpers, WireModel):
 
     public_name: ClassVar[str] = "GraphSpec"
     provider_override: ProviderOverride | None = None
@@ -265,9 +204,6 @@ class DynamoGraphDeploymentSpec(WireModel):
     experimental: DynamoGraphDeploymentExperimentalSpec | None = None
     """Graph-level preview features (KV transfer policy, component groups)."""
 
-    def component(self, name: str) -> DynamoComponentDeploymentSharedSpec | None:
-        return next((c for c in self.components or [] if c.name == name), None)
-
 
 class ObjectMeta(ObjectMetaFields):
     """metadata: every ObjectMeta field, unknown ones refused (see :class:`ObjectMetaFields`)."""
@@ -286,7 +222,7 @@ class ObjectMeta(ObjectMetaFields):
     """Set by the API server; ignored on input."""
 
 
-class _TopLevel(WireModel):
+class _TopLevel(TopLevelHelpers, WireModel):
     """A whole API object; ``status`` is kept opaque (controllers write it, we never render it)."""
 
     api_version: Literal["nvidia.com/v1beta1"] = API_VERSION
@@ -296,31 +232,13 @@ class _TopLevel(WireModel):
     status: JSONObject | None = None
     """Written by the operator in the cluster; kept as given, never rendered."""
 
-    @property
-    def name(self) -> str:
-        return self.metadata.name or ""
 
-    @property
-    def annotations(self) -> dict[str, str]:
-        return self.metadata.annotations or {}
-
-    def to_wire(self) -> dict[str, Any]:
-        wire = super().to_wire()
-        # apiVersion and kind always lead, even when defaulted.
-        head = {"apiVersion": self.api_version, "kind": self.kind}  # type: ignore[attr-defined]
-        return head | {k: v for k, v in wire.items() if k not in head}
-
-
-class DynamoGraphDeployment(_TopLevel):
+class DynamoGraphDeployment(GraphHelpers, _TopLevel):
     public_name: ClassVar[str] = "Graph"
     kind: Literal["DynamoGraphDeployment"] = DGD_KIND
     """Always `DynamoGraphDeployment`."""
     spec: DynamoGraphDeploymentSpec = Field(default_factory=DynamoGraphDeploymentSpec)
     """The graph: its components and graph-wide settings."""
-
-    @property
-    def components(self) -> list[DynamoComponentDeploymentSharedSpec]:
-        return self.spec.components or []
 
 
 class DynamoComponentDeploymentSpec(ComponentSpecFields):
@@ -334,17 +252,12 @@ class DynamoComponentDeploymentSpec(ComponentSpecFields):
     """Component name (default: metadata.name)."""
 
 
-class DynamoComponentDeployment(_TopLevel):
+class DynamoComponentDeployment(ComponentDeploymentHelpers, _TopLevel):
     public_name: ClassVar[str] = "StandaloneComponent"
     kind: Literal["DynamoComponentDeployment"] = DCD_KIND
     """Always `DynamoComponentDeployment`."""
     spec: DynamoComponentDeploymentSpec
     """The component."""
-
-    @property
-    def component_name(self) -> str:
-        """``spec.name``, or ``metadata.name`` as the defaulting webhook fills it on create."""
-        return self.spec.name or self.name
 
 
 class DGDRef(WireModel):
@@ -361,7 +274,7 @@ class DynamoGraphDeploymentScalingAdapterSpec(WireModel):
     """The graph and component this adapter scales."""
 
 
-class DynamoGraphDeploymentScalingAdapter(_TopLevel):
+class DynamoGraphDeploymentScalingAdapter(ScalingAdapterHelpers, _TopLevel):
     kind: Literal["DynamoGraphDeploymentScalingAdapter"] = DGDSA_KIND
     """Always `DynamoGraphDeploymentScalingAdapter`."""
     spec: DynamoGraphDeploymentScalingAdapterSpec

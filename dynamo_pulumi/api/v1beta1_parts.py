@@ -7,7 +7,7 @@ keep working.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -22,14 +22,20 @@ from dynamo_pulumi.api.base import (
     TopologyDomain,
     WireModel,
 )
+from dynamo_pulumi.api.kinds import (  # noqa: F401 - re-exported
+    COMPONENT_TYPES,
+    WORKER_CLASS_TYPES,
+    BackendFramework,
+    ComponentType,
+    GMSMode,
+)
+from dynamo_pulumi.api.v1beta1_helpers import (
+    CheckpointHelpers,
+    FailoverHelpers,
+    GPUMemoryServiceHelpers,
+    MultinodeSpecHelpers,
+)
 
-BackendFramework = Literal["sglang", "vllm", "trtllm"]
-ComponentType = Literal["frontend", "worker", "prefill", "decode", "planner", "epp", "lpx"]
-#: The ``type`` values the v1beta1 schema admits. A v1alpha1 ``componentType`` outside them (e.g.
-#: ``main``) is copied unchanged by the conversion webhook, and the stored object is not re-checked.
-COMPONENT_TYPES: frozenset[str] = frozenset(get_args(ComponentType))
-WORKER_CLASS_TYPES: frozenset[str] = frozenset({"worker", "prefill", "decode"})
-GMSMode = Literal["IntraPod", "InterPod"]
 ComponentName = Annotated[Str, Field(min_length=1, max_length=63, pattern=COMPONENT_NAME_PATTERN)]
 PositiveInt32 = Annotated[int, Field(strict=True, ge=1, le=2**31 - 1)]
 
@@ -56,18 +62,13 @@ class MultinodeRoleSpec(WireModel):
     """Grove fragment merged into the PodClique template generated for this role (leader or worker)."""
 
 
-class MultinodeSpec(WireModel):
+class MultinodeSpec(MultinodeSpecHelpers, WireModel):
     node_count: In[Annotated[int, Field(strict=True, ge=2, le=2**31 - 1)]] | None = None
     """Nodes one replica spans, integer >= 2 (default 2); GPUs per replica = node_count x the main container's GPU limit."""
     leader: MultinodeRoleSpec | None = None
     """Settings of the generated leader unit (older spelling of `roles[name=leader]`)."""
     worker: MultinodeRoleSpec | None = None
     """Settings of the generated worker units (older spelling of `roles[name=worker]`)."""
-
-    @property
-    def effective_node_count(self) -> int:
-        """CRD default 2 when omitted."""
-        return 2 if self.node_count is None else self.node_count
 
 
 class ComponentRoleSpec(WireModel):
@@ -140,7 +141,7 @@ class GMSClientPodSpec(WireModel):
     """Pod template of the client pod (mapping, decoded as core/v1 PodTemplateSpec)."""
 
 
-class GPUMemoryServiceSpec(WireModel):
+class GPUMemoryServiceSpec(GPUMemoryServiceHelpers, WireModel):
     mode: In[GMSMode] | None = None
     """`IntraPod` (default: the GMS server runs in the workload pod) or `InterPod` (its own pod)."""
     device_class_name: In[Str] | None = None
@@ -150,24 +151,12 @@ class GPUMemoryServiceSpec(WireModel):
     extra_client_pods: list[GMSClientPodSpec] | None = None
     """Extra GMS client pods for inter-pod GMS (reserved; refused for now)."""
 
-    @property
-    def effective_mode(self) -> str:
-        return self.mode or "IntraPod"
 
-    @property
-    def effective_device_class(self) -> str:
-        return self.device_class_name or "gpu.nvidia.com"
-
-
-class FailoverSpec(WireModel):
+class FailoverSpec(FailoverHelpers, WireModel):
     mode: In[GMSMode] | None = None
     """Failover topology, must match the GPU Memory Service mode (`IntraPod` default, or `InterPod`)."""
     num_shadows: In[Annotated[int, Field(strict=True, ge=1, le=1)]] | None = None
     """Standby engine containers per rank; only 1 is accepted today."""
-
-    @property
-    def effective_mode(self) -> str:
-        return self.mode or "IntraPod"
 
 
 class GroveSpec(WireModel):
@@ -201,7 +190,7 @@ class ComponentCheckpointJobConfig(WireModel):
     """Pod template merged into the checkpoint Job's pod (mapping, decoded as core/v1 PodTemplateSpec)."""
 
 
-class ComponentCheckpointConfig(WireModel):
+class ComponentCheckpointConfig(CheckpointHelpers, WireModel):
     enabled: In[Bool]
     """Turn checkpoint snapshot/restore on for this component; required."""
     mode: In[Literal["Auto", "Manual"]] | None = None
@@ -218,14 +207,6 @@ class ComponentCheckpointConfig(WireModel):
     """Container that is snapshotted and restored (default `main`)."""
     job: ComponentCheckpointJobConfig | None = None
     """Customises the checkpoint Job the operator runs."""
-
-    @property
-    def effective_startup_policy(self) -> str:
-        return self.startup_policy or "Immediate"
-
-    @property
-    def effective_target_container(self) -> str:
-        return self.target_container_name or "main"
 
 
 class ExperimentalSpec(WireModel):

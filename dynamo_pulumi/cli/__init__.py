@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING
 
 from dynamo_pulumi.cli.common import CliParser
 from dynamo_pulumi.cli.exits import (
@@ -29,6 +28,9 @@ from dynamo_pulumi.cli.exits import (
     terminate_like_interrupt,
 )
 
+#: ``typing.TYPE_CHECKING`` without importing typing, which ``--help`` would otherwise load for
+#: nothing (type checkers take this spelling for the real one).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
@@ -65,8 +67,10 @@ def _chosen(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(argv: Sequence[str] = ()) -> CliParser:
-    """The parser, with full arguments for the subcommand named in ``argv`` only (the others are
-    listed for ``--help`` and to reject typos, but their modules are not imported)."""
+    """The parser, with full arguments for the subcommand named in ``argv`` only. Without one,
+    every subcommand is listed (for ``--help``, and to answer a typo with the nearest name), but
+    no subcommand module is imported; with one, the others are left out (argparse builds a
+    parser per name, a share of every start)."""
     parser = CliParser(prog="dynamo-pulumi", description=DESCRIPTION)
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(SUBCOMMANDS) + "}")
@@ -74,7 +78,7 @@ def build_parser(argv: Sequence[str] = ()) -> CliParser:
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         if name == chosen:
             import_module(f"dynamo_pulumi.cli.{module_name}").add_parser(sub)
-        else:
+        elif chosen is None:
             sub.add_parser(name, help=help_text, add_help=False)
     parser.subcommands = dict(sub.choices)
     return parser

@@ -20,7 +20,7 @@ from dynamo_pulumi.cli.common import add_common, add_mode, read_input
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, load_documents
-from dynamo_pulumi.platform import load_platform
+from dynamo_pulumi.platform_file import load_platform
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
 from dynamo_pulumi.readiness.status import GraphStatus
 from dynamo_pulumi.readiness.targets import (

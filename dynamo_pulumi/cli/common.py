@@ -10,14 +10,17 @@ Warnings are printed by :func:`warn`, always spelled ``warning:``.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from dynamo_pulumi.cli.exits import EXIT_USAGE, UsageError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing for --help
 if TYPE_CHECKING:
+    from typing import Any, NoReturn, TextIO
+
     from dynamo_pulumi.sources import SourceText
 
 STDIN = "-"
@@ -27,12 +30,46 @@ _LITERAL = re.compile(r"``([^`]+)``")
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing shutil (and its compression
+    modules): ``COLUMNS`` when it is a positive number, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Width:
+    """argparse's help width, known without shutil: argparse imports shutil for it whenever a
+    formatter is made, which is on every ``add_argument``, for every command."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,  # type: ignore[call-arg]
+                         terminal_columns() - 2 if width is None else width)
+
+
+class HelpFormatter(_Width, argparse.HelpFormatter):
+    """argparse's default help format."""
+
+
+class RawDescriptionHelpFormatter(_Width, argparse.RawDescriptionHelpFormatter):
+    """A subcommand's help: its description (the module docstring) as written."""
+
+
 class CliParser(argparse.ArgumentParser):
     """argparse with a usage-error exit code that can never mean "changes present", and no
     abbreviated options (a CI script's ``--detailed-exitcod`` must fail, not silently match)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         #: The subcommands' parsers by name (the top-level parser only), for their usage lines.
         self.subcommands: dict[str, argparse.ArgumentParser] = {}
@@ -61,7 +98,7 @@ def subcommand_parser(subparsers: Any, name: str, doc: str | None) -> argparse.A
         name,
         help=SUBCOMMANDS[name][1],
         description=plain_help(doc),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     return parser
 

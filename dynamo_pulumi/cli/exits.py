@@ -26,7 +26,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 from collections.abc import Iterator
 from types import FrameType
 
@@ -51,10 +50,11 @@ def _raise_terminated(_signum: int, _frame: FrameType | None) -> None:
 def terminate_like_interrupt() -> Iterator[None]:
     """While inside, SIGTERM raises :class:`Terminated` in the main thread (the previous handler
     comes back afterwards; elsewhere than the main thread nothing changes)."""
-    if threading.current_thread() is not threading.main_thread():
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread: only the main thread may handle signals
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         yield
     finally:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -32,9 +32,12 @@ from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_text
 from dynamo_pulumi.errors import FieldError, InputError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import GRAPH_KINDS, LoadedObject
-from dynamo_pulumi.platform import Platform, load_platform
+from dynamo_pulumi.platform_file import load_platform
 from dynamo_pulumi.render import RenderResult
 from dynamo_pulumi.verdict import Verdict, judge
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.platform import Platform
 
 STAGES = ("objects", "components", "all")
 
@@ -113,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     contents = load_contents(read_input(args.file, args.inline), label)
     if not contents.failed and not any(lo.object.kind in GRAPH_KINDS for _, lo in contents.loaded):
         raise InputError("no DynamoGraphDeployment or DynamoComponentDeployment in the file", label)
-    platform = load_platform(args.platform)
+    platform = load_platform(args.platform, twins=True)
     verdicts, refused = _verdicts(contents, platform, args.namespace, args.mode)
     if refused:
         write_text(refused, sys.stdout, sys.stderr)

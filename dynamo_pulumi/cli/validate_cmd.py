@@ -40,9 +40,10 @@ from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_githu
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, companion_note, is_companion, load_each, object_name_of
-from dynamo_pulumi.platform import Platform, PlatformError, load_platform
+from dynamo_pulumi.platform_file import PlatformError, load_platform
 
 if TYPE_CHECKING:
+    from dynamo_pulumi.platform import Platform
     from dynamo_pulumi.sources import SourceText
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         _write([_settings_report(exc, "", "--namespace")], args.output, out, err)
         return EXIT_ERROR
     try:
-        platform = load_platform(args.platform)
+        platform = load_platform(args.platform, twins=True)
     except InputError as exc:
         _write([_settings_report(exc, args.platform, args.platform)], args.output, out, err)
         return EXIT_ERROR
@@ -137,8 +138,11 @@ def load_file(name: str, inline: bool) -> FileContents:
 
 def load_contents(text: SourceText, label: str) -> FileContents:
     """Every document of ``text`` loaded on its own, so one bad document never hides another's
-    errors (``render`` reads its file this way too). Reading and YAML errors raise InputError."""
-    outcomes = list(load_each(text))
+    errors (``render`` reads its file this way too). Reading and YAML errors raise InputError.
+    Valid objects load as pydantic-free twins (:mod:`dynamo_pulumi.api.twin`): a check or a
+    rendering never hands them to a program, and a small graph is checked before pydantic could
+    even be imported."""
+    outcomes = list(load_each(text, twins=True))
     multi = len(outcomes) > 1
     contents = FileContents()
     for outcome in outcomes:
@@ -235,9 +239,10 @@ def _check_object(
 
 
 def _component_count(obj: Any) -> str:
-    from dynamo_pulumi.api.v1beta1 import DCD_KIND, DynamoGraphDeployment
+    from dynamo_pulumi.api.kinds import DCD_KIND
+    from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
 
-    if isinstance(obj, DynamoGraphDeployment):
+    if isinstance(obj, GraphHelpers):
         return _plural(len(obj.components), "component")
     return _plural(1, "component") if obj.kind == DCD_KIND else "scaling adapter"
 

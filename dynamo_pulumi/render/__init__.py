@@ -27,15 +27,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi import defaulting
-from dynamo_pulumi.api.v1beta1 import COMPONENT_TYPES, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.kinds import COMPONENT_TYPES
+from dynamo_pulumi.api.twin import DCD_MODEL, internal, is_validation_error
+from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.component_pods import component_render_context, pod_template_renderer
 from dynamo_pulumi.render.dcd_identity import component_name_of, owner_graph_name
@@ -46,9 +46,15 @@ from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUIL
 from dynamo_pulumi.render.pathway import Pathway, choose_pathway
 from dynamo_pulumi.render.worker_hash import compute_worker_hash
 
-DEFAULT_NAMESPACE = "default"
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
-Graph = DynamoGraphDeployment | DynamoComponentDeployment
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
+
+    Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+DEFAULT_NAMESPACE = "default"
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,8 @@ def _at_component(exc: RenderError, dcd: dict[str, Any]) -> RenderError:
 
 
 def _component_model(dcd: dict[str, Any], generated: bool) -> DynamoComponentDeployment:
-    """The DCD document as a model, for the builders.
+    """The DCD document as a model, for the builders (its twin when certain: it never leaves the
+    renderer, :func:`dynamo_pulumi.api.twin.internal`).
 
     A v1alpha1 ``componentType`` outside the v1beta1 enum (``main``) survives conversion as
     written. A standalone DCD is stored that way and its controller renders it with the default
@@ -154,8 +161,10 @@ def _component_model(dcd: dict[str, Any], generated: bool) -> DynamoComponentDep
         )
     document = {**dcd, "spec": {k: v for k, v in dcd["spec"].items() if k != "type"}} if unlisted else dcd
     try:
-        model = DynamoComponentDeployment.model_validate(document)
-    except ValidationError as exc:
+        model = internal(DCD_MODEL, document)
+    except Exception as exc:
+        if not is_validation_error(exc):
+            raise
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise RenderError(f"generated DynamoComponentDeployment is not valid: {problems}", dcd["metadata"]["name"]) from None
     if unlisted:
@@ -186,7 +195,7 @@ def _namespace(graph: Graph, namespace: str | None) -> str:
 
 def _default(graph: Graph, platform: Platform) -> Graph:
     """The object as the mutating webhooks would store it on CREATE."""
-    if isinstance(graph, DynamoGraphDeployment):
+    if isinstance(graph, GraphHelpers):
         return defaulting.default_graph(graph, platform)
     return defaulting.default_component_deployment(graph)
 
@@ -267,8 +276,10 @@ def render_graph(
     namespace: str | None = None,
     *,
     objects: Iterable[Mapping[str, Any]] = (),
+    stored: bool = False,
 ) -> RenderResult:
-    """Render a DGD or a standalone DCD as the operator would, after its defaulting webhook.
+    """Render a DGD or a standalone DCD as the operator would, after its defaulting webhook
+    (``stored``: the graph is already as create admission stored it, defaulted).
 
     ``namespace`` defaults to the object's ``metadata.namespace``, else ``default``. The input is
     not modified. Rendering problems the operator would report (conflicting backends, an LWS pod
@@ -281,17 +292,19 @@ def render_graph(
     ResourceClaims and DeviceClasses among them where the operator would read the live ones:
     to count the GPUs of a main container that asks for GPUs only through DRA claims.
     """
-    platform = platform or Platform()
+    platform = platform or default_platform()
     ns = check_namespace(_namespace(graph, namespace)) or DEFAULT_NAMESPACE
     dra = DraInventory.of(objects, ns, platform.cluster.resource_claim_gpus)
-    defaulted = _default(graph, platform)
+    defaulted = graph if stored else _default(graph, platform)
     try:
-        if isinstance(defaulted, DynamoGraphDeployment):
-            result = render_graph_deployment(defaulted, platform, ns, dra)
+        if isinstance(defaulted, GraphHelpers):
+            result = render_graph_deployment(defaulted, platform, ns, dra)  # type: ignore[arg-type]
         else:
-            result = render_component_deployment(defaulted, platform, ns, dra)
-    except ValidationError as exc:
-        raise _beyond_beta_schema(exc) from None
+            result = render_component_deployment(defaulted, platform, ns, dra)  # type: ignore[arg-type]
+    except Exception as exc:
+        if not is_validation_error(exc):
+            raise
+        raise _beyond_beta_schema(exc) from None  # type: ignore[arg-type]
     check_rendered_names([*result.components, *result.objects], _name_sources(defaulted))
     return result
 
@@ -306,7 +319,7 @@ def _beyond_beta_schema(exc: ValidationError) -> RenderError:
 
 def _name_sources(graph: Graph) -> NameSources:
     """The graph fields rendered names are built from, for the hints of the name check."""
-    if isinstance(graph, DynamoGraphDeployment):
+    if isinstance(graph, GraphHelpers):
         components = [(c.name, f"spec.components[{i}].name") for i, c in enumerate(graph.components)]
         return NameSources.of("DynamoGraphDeployment", graph.name, components, graph.to_wire())
     return NameSources.of("DynamoComponentDeployment", graph.name, [(graph.spec.name or "", "spec.name")], graph.to_wire())

@@ -10,12 +10,14 @@ rendering-core 2.1 step 1, section 4).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.pods import main_container
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.render.backends import select_backend_framework
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 
 
 def component_backend_framework(component: dict[str, Any], explicit: str) -> str:

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_WORKER_HASH, ROLE_MAIN
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backend_framework import component_backend_framework
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import lws_wiring
@@ -21,6 +19,10 @@ from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.dcd_identity import env_dynamo_namespace
 from dynamo_pulumi.render.pod import build_pod_template
 from dynamo_pulumi.render.pod import metadata as pod_metadata
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
+    from dynamo_pulumi.platform import Platform
 
 
 def component_render_context(

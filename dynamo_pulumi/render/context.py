@@ -12,11 +12,14 @@ Frozen: the same context always renders the same pod template.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
+    from dynamo_pulumi.platform import Platform
 
 Role = Literal["main", "leader", "worker"]
 Pathway = Literal["component", "grove"]
@@ -36,7 +39,7 @@ class ComponentRenderContext:
     namespace: str
     #: The Dynamo namespace (``DYN_NAMESPACE``) the component registers under.
     dynamo_namespace: str
-    platform: Platform = field(default_factory=Platform)
+    platform: Platform = field(default_factory=default_platform)
     #: Resolved backend framework ("vllm" | "sglang" | "trtllm"), "" when none applies.
     backend_framework: str = ""
     #: ``main`` for single-node pods; ``leader``/``worker`` for the multinode templates.

@@ -17,10 +17,10 @@ name; the pod labels read the label first, then the owner reference; the compute
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from dynamo_pulumi.api.kinds import DGD_KIND
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
-from dynamo_pulumi.api.v1beta1 import DGD_KIND, DynamoComponentDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_DECODE,
     COMPONENT_TYPE_PREFILL,
@@ -34,6 +34,9 @@ from dynamo_pulumi.constants import (
     WORKER_COMPONENT_TYPES,
 )
 from dynamo_pulumi.naming import dynamo_namespace
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
 
 DISAGG_TYPES = frozenset({COMPONENT_TYPE_PREFILL, COMPONENT_TYPE_DECODE})
 

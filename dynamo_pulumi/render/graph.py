@@ -17,14 +17,13 @@ from __future__ import annotations
 import json
 import struct
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.preservation import (
     DCD_SPEC_ANNOTATION,
     PRESERVED_ENVELOPE_VERSION,
     preserved_alpha_spec,
 )
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
@@ -56,6 +55,9 @@ from dynamo_pulumi.naming import dcd_name, dynamo_namespace, is_worker_type
 from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
 from dynamo_pulumi.render.deployment_config import apply_dyn_deployment_config
 from dynamo_pulumi.render.objects.common import copy_tree, merge_envs, merge_low_priority
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 
 _KV_POLICY_ENV = frozenset(
     {

@@ -14,8 +14,8 @@ standalone DCD is not held to that rule: it falls back to a Deployment (ERRATA 1
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_ENABLE_GROVE,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
@@ -24,7 +24,10 @@ from dynamo_pulumi.constants import (
     WORKLOAD_PROVIDER_GROVE,
 )
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 #: DGD status reasons the controller reports for these failures (kept for callers that surface
 #: the reason next to the message).

@@ -33,14 +33,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.twin import DCD_MODEL, internal
 from dynamo_pulumi.naming import is_worker_type
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.graph import DCD_SPEC_FIELD_ORDER
 from dynamo_pulumi.render.pod import metadata as pod_metadata
 from dynamo_pulumi.runtime_version import resolve_runtime_version, runtime_gate_enabled
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 
 WORKER_HASH_PLACEHOLDER = "worker-hash-placeholder"
 WORKER_HASH_LENGTH = 8
@@ -123,7 +126,7 @@ def worker_hash_document(graph: DynamoGraphDeployment, namespace: str) -> dict[s
         if not is_worker_type(spec.get("type")):
             continue
         entry: dict[str, Any] = {}
-        model = DynamoComponentDeployment.model_validate(dcd)
+        model = internal(DCD_MODEL, dcd)
         labels = pod_metadata.dcd_kube_labels(model, dcd_identity.computed_dynamo_namespace(model, namespace))
         annotations = pod_metadata.dcd_kube_annotations(model)
         if labels:

@@ -29,10 +29,23 @@ without validation, so finalizers can be removed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from dynamo_pulumi.validation.admission import admit, check, validate, validate_update
-from dynamo_pulumi.validation.admission_common import AdmissionObject as AdmissionObject
 from dynamo_pulumi.validation.admission_common import component_context as component_context
 from dynamo_pulumi.validation.admission_common import graph_context as graph_context
-from dynamo_pulumi.validation.update_admission import stored_graph as stored_graph
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.validation.admission_common import AdmissionObject as AdmissionObject
+    from dynamo_pulumi.validation.update_admission import stored_graph as stored_graph
+
+
+def __getattr__(name: str) -> Any:
+    """``stored_graph`` loads with the update rules, which a create never needs (PEP 562)."""
+    if name == "stored_graph":
+        from dynamo_pulumi.validation.update_admission import stored_graph
+
+        return stored_graph
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["admit", "check", "validate", "validate_update"]

@@ -7,14 +7,14 @@ CEL rules, then meets the validating webhook and the v1alpha1 compatibility pass
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.kinds import API_VERSION
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.defaulting import default_component_deployment, default_graph
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, Path
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
 from dynamo_pulumi.validation.admission_common import (
-    AdmissionObject,
     Request,
     compat,
     component_context,
@@ -28,7 +28,11 @@ from dynamo_pulumi.validation.cel import (
     validate_graph_cel,
 )
 from dynamo_pulumi.validation.component import validate_component
-from dynamo_pulumi.validation.update_admission import admit_update
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.validation.admission_common import AdmissionObject
 
 
 def validate(
@@ -116,7 +120,7 @@ def admit(
     Identical errors are reported once, as the API server's aggregated message shows them.
     """
     request = Request(source_api_version, namespace)
-    stored_obj, findings = _admit(obj, platform or Platform(), old, request, old_stored)
+    stored_obj, findings = _admit(obj, platform or default_platform(), old, request, old_stored)
     return stored_obj, Findings(errors=_unique(findings.errors), warnings=findings.warnings)
 
 
@@ -128,10 +132,12 @@ def _admit(
     old_stored: bool,
 ) -> tuple[Any, Findings]:
     if old is not None:
+        from dynamo_pulumi.validation.update_admission import admit_update  # late: a create never loads it
+
         return admit_update(old, obj, platform, request, old_stored)
-    if isinstance(obj, DynamoGraphDeployment):
-        return _admit_graph_create(obj, platform, request)
-    if isinstance(obj, DynamoComponentDeployment):
+    if isinstance(obj, GraphHelpers):
+        return _admit_graph_create(obj, platform, request)  # type: ignore[arg-type]
+    if isinstance(obj, ComponentDeploymentHelpers):
         return _admit_component_create(obj, platform, request)
     # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
     return obj, Findings()

@@ -369,17 +369,22 @@ def beta_webhook_findings(obj: Any, platform: Platform | None = None) -> Finding
     """The validating webhook (create) on a converted alpha object, without the v1beta1 CEL
     stage: the API server checks a request against the CEL rules of the version it was sent
     in, which for an alpha request are the alpha rules above."""
+    return beta_webhook_admission(obj, platform)[1]
+
+
+def beta_webhook_admission(obj: Any, platform: Platform | None = None) -> tuple[Any, Findings]:
+    """:func:`beta_webhook_findings`, with the object as defaulting stored it."""
     platform = platform or Platform()
     if isinstance(obj, DynamoGraphDeployment):
         defaulted = default_graph(obj, platform, "create")
         ctx = graph_context(defaulted, platform, "create")
         findings = Findings(errors=validate_graph_metadata(defaulted))
         findings.extend(validate_graph_spec(defaulted, ctx))
-        return findings
+        return defaulted, findings
     if isinstance(obj, DynamoComponentDeployment):
         dcd = default_component_deployment(obj)
-        return validate_component(dcd.spec, Path("spec"), component_context(dcd, platform, "create"))
-    return Findings()
+        return dcd, validate_component(dcd.spec, Path("spec"), component_context(dcd, platform, "create"))
+    return obj, Findings()
 
 
 def beta_cel_failed(obj: Any, platform: Platform | None = None) -> bool:

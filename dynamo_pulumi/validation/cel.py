@@ -15,17 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.api.v1beta1 import (
-    ComponentGroupSpec,
-    ComponentSpecFields,
-    DynamoComponentDeployment,
-    DynamoComponentDeploymentSharedSpec,
-    DynamoGraphDeployment,
-    KvTransferPolicy,
-)
 from dynamo_pulumi.constants import KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND, MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, duplicate
 from dynamo_pulumi.validation.component_common import (
@@ -34,6 +26,16 @@ from dynamo_pulumi.validation.component_common import (
     GMS_MODE_INTER_POD,
     GMS_MODE_INTRA_POD,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentGroupSpec,
+        ComponentSpecFields,
+        DynamoComponentDeployment,
+        DynamoComponentDeploymentSharedSpec,
+        DynamoGraphDeployment,
+        KvTransferPolicy,
+    )
 
 OBJECT = "object"
 ARRAY = "array"

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.api.v1beta1 import ComponentCheckpointJobConfig, ComponentSpecFields, ExperimentalSpec
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, Path, forbidden
 from dynamo_pulumi.validation.component_common import (
@@ -30,6 +29,9 @@ from dynamo_pulumi.validation.component_common import (
 )
 from dynamo_pulumi.validation.context import ValidationContext
 from dynamo_pulumi.validation.gms import effective_gms_mode
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentCheckpointJobConfig, ComponentSpecFields, ExperimentalSpec
 
 CHECKPOINT_INTER_POD_COMPATIBILITY_MESSAGE = "Snapshot with gpuMemoryService.mode=InterPod is unsupported"
 CHECKPOINT_FAILOVER_COMPATIBILITY_MESSAGE = (

@@ -17,8 +17,9 @@ a create is ``validate_component(comp)`` alone.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dynamo_pulumi.api.pod_schema import decoded_template_errors
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import PLANNER_SERVICE_ACCOUNT_NAME
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden
 from dynamo_pulumi.validation.checkpoint import validate_checkpoint
@@ -56,6 +57,9 @@ from dynamo_pulumi.validation.roles import (
     validate_roles_update,
 )
 from dynamo_pulumi.validation.sidecars import validate_dynamo_sidecar, validate_frontend_sidecar
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 SERVICE_ACCOUNT_USERNAME_PREFIX = "system:serviceaccount:"
 

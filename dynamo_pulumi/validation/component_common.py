@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
+from dynamo_pulumi.api.kinds import WORKER_CLASS_TYPES
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.api.v1beta1 import WORKER_CLASS_TYPES, ComponentRoleSpec, ComponentSpecFields
 from dynamo_pulumi.constants import COMPONENT_TYPE_EPP as COMPONENT_TYPE_EPP
 from dynamo_pulumi.constants import COMPONENT_TYPE_LPX as COMPONENT_TYPE_LPX
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields
 
 GMS_MODE_INTRA_POD = "IntraPod"
 GMS_MODE_INTER_POD = "InterPod"

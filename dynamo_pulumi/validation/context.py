@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.platform import Platform
 
 DGD = "DynamoGraphDeployment"
 DCD = "DynamoComponentDeployment"
@@ -23,7 +26,7 @@ class ValidationContext:
 
     kind: Literal["DynamoGraphDeployment", "DynamoComponentDeployment"]
     operation: Literal["create", "update"]
-    platform: Platform = field(default_factory=Platform)
+    platform: Platform = field(default_factory=default_platform)
     #: ``spec.backendFramework`` of the DGD, or of the DCD itself.
     backend_framework: str | None = None
     #: ``metadata.annotations`` of the DGD (or the DCD).

@@ -9,9 +9,8 @@ DGD's EPP because the controller creates an InferencePool next to it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import INFERENCE_POOL_API_GROUP
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.runtime_version import (
@@ -21,6 +20,9 @@ from dynamo_pulumi.runtime_version import (
 )
 from dynamo_pulumi.validation.component_common import COMPONENT_TYPE_EPP
 from dynamo_pulumi.validation.context import ValidationContext
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 
 def is_legacy_go_epp(comp: ComponentSpecFields) -> bool:

@@ -7,14 +7,8 @@ topology (an extra scaling-group member), which cannot be toggled on a live obje
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import (
-    ComponentSpecFields,
-    ExperimentalSpec,
-    FailoverSpec,
-    GPUMemoryServiceSpec,
-)
 from dynamo_pulumi.errors import FieldError, Path, duplicate, forbidden, invalid
 from dynamo_pulumi.validation.component_common import (
     GMS_MODE_INTER_POD,
@@ -26,6 +20,14 @@ from dynamo_pulumi.validation.component_common import (
     is_worker_component,
     main_container_resources,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        ExperimentalSpec,
+        FailoverSpec,
+        GPUMemoryServiceSpec,
+    )
 
 FAILOVER_UNSUPPORTED_TYPES = ("epp", "frontend", "planner")
 LAUNCH_WIRING_MESSAGE = (

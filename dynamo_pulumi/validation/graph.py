@@ -8,7 +8,8 @@ policy, LPX composition) follow the component loop.
 
 from __future__ import annotations
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment, Restart
+from typing import TYPE_CHECKING
+
 from dynamo_pulumi.constants import (
     BACKEND_FRAMEWORK_VLLM,
     KUBE_ANNOTATION_ENABLE_GROVE,
@@ -20,7 +21,6 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid, not_supported, required
 from dynamo_pulumi.pcs_naming import combined_name_length, longest_pod_clique_name, pcs_name_for_dgd
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.component import validate_component
 from dynamo_pulumi.validation.component_common import COMPONENT_TYPE_LPX, GMS_MODE_INTER_POD
 from dynamo_pulumi.validation.context import ValidationContext
@@ -31,6 +31,10 @@ from dynamo_pulumi.validation.topology import (
     validate_kv_transfer_topology,
     validate_topology,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment, Restart
+    from dynamo_pulumi.platform import Platform
 
 RESTART_STRATEGY_PARALLEL = "Parallel"
 UNSET_VALUE = "<unset>"

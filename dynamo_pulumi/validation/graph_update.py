@@ -10,9 +10,8 @@ Per-component transitions are delegated to :func:`validate_component_update` (sh
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment, KvTransferPolicy
 from dynamo_pulumi.constants import KUBE_ANNOTATION_WORKLOAD_PROVIDER
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid
 from dynamo_pulumi.validation.component import validate_component_update
@@ -21,6 +20,9 @@ from dynamo_pulumi.validation.context import ValidationContext
 from dynamo_pulumi.validation.metadata import annotation_path
 from dynamo_pulumi.validation.power import validate_power_update
 from dynamo_pulumi.validation.provider_override import validate_provider_override_update
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment, KvTransferPolicy
 
 ROLLING_UPDATE_PHASES_IN_FLIGHT = ("Pending", "InProgress")
 BACKEND_FRAMEWORK_WARNING = "Changing spec.backendFramework may cause unexpected behavior"

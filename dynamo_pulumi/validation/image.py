@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.defaulting import effective_min_available, native_min_available
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
@@ -37,6 +36,9 @@ from dynamo_pulumi.validation.epp import (
     epp_runtime_update_error,
     same_epp_config,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 RUNTIME_VERSION_OVERRIDE_REQUIRED_MESSAGE = (
     "is required when the specified main container image has no parseable semantic-version tag"

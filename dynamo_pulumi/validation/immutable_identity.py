@@ -25,14 +25,13 @@ it; they lean towards replacing (never an in-place update the webhook refuses):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
 from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, KUBE_ANNOTATION_WORKLOAD_PROVIDER
 from dynamo_pulumi.defaulting import default_graph, effective_min_available
 from dynamo_pulumi.errors import Path
 from dynamo_pulumi.expansion import canonical_json
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.gms import effective_num_shadows, is_inter_pod_failover, is_inter_pod_gms
 from dynamo_pulumi.validation.power import gpu_product, main_gpu_count, power_limit
 from dynamo_pulumi.validation.roles import (
@@ -40,6 +39,14 @@ from dynamo_pulumi.validation.roles import (
     explicit_roles_match_implicit,
     multinode_role_override,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        DynamoComponentDeployment,
+        DynamoGraphDeployment,
+    )
+    from dynamo_pulumi.platform import Platform
 
 Identity = dict[str, str]
 
@@ -111,9 +118,12 @@ def component_identity(comp: ComponentSpecFields, prefix: str, in_dgd: bool) -> 
     return {f"{prefix}{rule}": canonical_json(value) for rule, value in values.items()}
 
 
-def graph_identity(dgd: DynamoGraphDeployment, platform: Platform | None = None) -> Identity:
-    """Every value a DGD update may not change, rule by rule."""
-    stored = default_graph(dgd, platform, "create")
+def graph_identity(
+    dgd: DynamoGraphDeployment, platform: Platform | None = None, stored: DynamoGraphDeployment | None = None
+) -> Identity:
+    """Every value a DGD update may not change, rule by rule (``stored``: ``dgd`` as create
+    admission already defaulted it)."""
+    stored = stored if stored is not None else default_graph(dgd, platform, "create")
     policy = stored.spec.experimental.kv_transfer_policy if stored.spec.experimental is not None else None
     topology = stored.spec.topology_constraint
     identity: Identity = {
@@ -144,10 +154,12 @@ def component_deployment_identity(dcd: DynamoComponentDeployment) -> Identity:
     return identity
 
 
-def identity_of(graph: DynamoGraphDeployment | DynamoComponentDeployment, platform: Platform | None = None) -> Identity:
-    if isinstance(graph, DynamoGraphDeployment):
-        return graph_identity(graph, platform)
-    return component_deployment_identity(graph)
+def identity_of(
+    graph: DynamoGraphDeployment | DynamoComponentDeployment, platform: Platform | None = None, stored: Any = None
+) -> Identity:
+    if isinstance(graph, GraphHelpers):
+        return graph_identity(graph, platform, stored)  # type: ignore[arg-type]
+    return component_deployment_identity(graph)  # type: ignore[arg-type]
 
 
 def changed_rules(before: Identity, after: Identity) -> list[str]:

@@ -6,14 +6,16 @@ they run), so user templates may not steer schedulers, hostnames or, for Agents,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields, LPXConfig
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, Path, duplicate, forbidden, invalid, required
 from dynamo_pulumi.validation.component_common import is_blank, is_lpx, validate_annotations
 from dynamo_pulumi.validation.context import ValidationContext
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields, LPXConfig
 
 LPX_ROLE_CONDUCTOR = "conductor"
 LPX_ROLE_AGENT = "agent"

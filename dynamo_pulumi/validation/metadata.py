@@ -7,8 +7,8 @@ otherwise surface only as a silent fallback at render time, so admission rejects
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE,
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
@@ -22,6 +22,9 @@ from dynamo_pulumi.errors import FieldError, Path, invalid, not_supported
 from dynamo_pulumi.runtime_version import parse_origin_version
 from dynamo_pulumi.validation.cel import VLLM_DISTRIBUTED_EXECUTOR_BACKENDS
 from dynamo_pulumi.validation.component_common import GMS_MODE_INTRA_POD
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 
 #: ``Coherent`` needs a Coherent-capable Grove (rendering-grove section 7); the seed reference lets
 #: the DGD strategy annotation select it explicitly, so admission accepts it.

@@ -7,13 +7,17 @@ before the type restriction existed keep an identical legacy violation (ratchet)
 
 from __future__ import annotations
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
+from typing import TYPE_CHECKING
+
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid
 from dynamo_pulumi.validation.component_common import (
     FIELD_IMMUTABLE_ERROR_MSG,
     is_lpx,
     is_worker_component,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 MULTINODE_TYPE_MESSAGE = "multinode is supported only for worker, prefill, or decode components"
 

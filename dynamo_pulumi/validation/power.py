@@ -15,11 +15,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_GPU_POWER_LIMIT,
     KUBE_RESOURCE_GPU_NVIDIA,
@@ -27,6 +26,9 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
 
 GPU_PRODUCT_NODE_SELECTOR_LABEL = "nvidia.com/gpu.product"
 RATCHET_WARNING_PREFIX = "Retained pre-existing GPU power violation: "

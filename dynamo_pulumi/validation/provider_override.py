@@ -7,9 +7,8 @@ delegates (topology, native minimum, rollout budget), everything else stays Dyna
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, ProviderOverride
 from dynamo_pulumi.constants import (
     GROVE_API_VERSION,
     KUBE_ANNOTATION_GROVE_UPDATE_STRATEGY,
@@ -37,6 +36,9 @@ from dynamo_pulumi.errors import (
 )
 from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG
 from dynamo_pulumi.validation.context import ValidationContext
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, ProviderOverride
 
 SCOPE_ROLE_LEADER = SCOPE_ROLES_LEADER
 SCOPE_ROLE_WORKER = SCOPE_ROLES_WORKER

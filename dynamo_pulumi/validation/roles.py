@@ -11,10 +11,9 @@ V-PO rules, each at its own field path; setting both for one role is refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields, ProviderOverride
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_GPU_POWER_LIMIT,
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
@@ -50,6 +49,9 @@ from dynamo_pulumi.validation.provider_override import (
     validate_provider_override,
     validate_provider_override_update,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields, ProviderOverride
 
 ROLE_LEADER = "leader"
 ROLE_WORKER = "worker"

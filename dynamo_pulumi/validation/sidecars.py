@@ -8,8 +8,9 @@ which only the single-node worker layouts support today.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.validation.component_common import (
@@ -20,6 +21,9 @@ from dynamo_pulumi.validation.component_common import (
     is_blank,
     is_worker_component,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 CONTAINER_RESTART_POLICY_ALWAYS = "Always"
 

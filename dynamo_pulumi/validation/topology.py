@@ -11,14 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from dynamo_pulumi.api.v1beta1 import (
-    ComponentSpecFields,
-    DynamoGraphDeployment,
-    KvTransferPolicy,
-    ProviderOverride,
-    SpecTopologyConstraint,
-)
 from dynamo_pulumi.constants import ROLE_LEADER, ROLE_WORKER, WORKLOAD_PROVIDER_GROVE
 from dynamo_pulumi.defaulting import (
     SCOPE_COMPONENT,
@@ -30,6 +24,15 @@ from dynamo_pulumi.defaulting import (
     role_scope,
 )
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        DynamoGraphDeployment,
+        KvTransferPolicy,
+        ProviderOverride,
+        SpecTopologyConstraint,
+    )
 
 MSG_BINDING_NOT_FOUND = "references a ClusterTopologyBinding resource that was not found"
 MSG_TYPED_VS_OVERRIDE = (

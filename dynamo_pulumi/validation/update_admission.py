@@ -13,18 +13,16 @@ fails; a DCD update reports both passes together.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment, ObjectMeta
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
 )
 from dynamo_pulumi.defaulting import default_component_deployment, default_graph
 from dynamo_pulumi.errors import FieldError, Findings, Path, invalid
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.admission_common import (
-    AdmissionObject,
     Request,
     compat,
     component_context,
@@ -40,6 +38,11 @@ from dynamo_pulumi.validation.graph_update import (
     validate_graph_update,
 )
 from dynamo_pulumi.validation.power import ratchet_product_errors
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment, ObjectMeta
+    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.validation.admission_common import AdmissionObject
 
 #: Annotations only the defaulting webhook writes on a DGD, kept across a user's update.
 _OPERATOR_OWNED_ANNOTATIONS = (
@@ -58,13 +61,13 @@ def admit_update(
     """``new`` as stored after defaulting, and what admission of the update found."""
     if type(old) is not type(new):
         return new, Findings(errors=[_kind_mismatch(old, new)])
-    if isinstance(new, DynamoGraphDeployment):
+    if isinstance(new, GraphHelpers):
         stored = old if old_stored else stored_graph(old, platform)  # type: ignore[arg-type]
         # Only what create-time defaulting added on top of the user's applied ``old`` is carried;
         # an annotation the given ``old`` already held (a stored object) and ``new`` drops is a removal.
         carried = () if old_stored else _defaulted_annotation_keys(old, stored)  # type: ignore[arg-type]
         return _admit_graph_update(stored, new, platform, request, carried)
-    if isinstance(new, DynamoComponentDeployment):
+    if isinstance(new, ComponentDeploymentHelpers):
         stored_dcd = old if old_stored else default_component_deployment(old)  # type: ignore[arg-type]
         return _admit_component_update(stored_dcd, new, platform, request)
     # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
@@ -174,7 +177,7 @@ def _rejected_before_webhook(
 def _transition_cel(new: AdmissionObject, stored: AdmissionObject, request: Request) -> list[FieldError]:
     """The CEL transition rules of the request's version: v1beta1's, or the alpha CRD's."""
     if request.beta_cel:
-        if isinstance(new, DynamoGraphDeployment):
+        if isinstance(new, GraphHelpers):
             return validate_graph_cel(new, old=stored)  # type: ignore[arg-type]
         return validate_component_deployment_cel(new, old=stored)  # type: ignore[arg-type]
     if request.alpha_source:

@@ -26,9 +26,9 @@ the webhook admits the update).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.deploy_mode import (
     RESTART_IN_RENDER_MODE,
     Mode,
@@ -37,11 +37,16 @@ from dynamo_pulumi.deploy_mode import (
     render_mode_notes,
 )
 from dynamo_pulumi.errors import FieldError
-from dynamo_pulumi.loading import LoadedObject, alpha_rule_path, validate_loaded
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.loading import LoadedObject, admit_loaded, alpha_rule_path
 from dynamo_pulumi.validation.admission import validate_update
 
-Graph = DynamoGraphDeployment | DynamoComponentDeployment
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
+
+    Graph = DynamoGraphDeployment | DynamoComponentDeployment
+
+
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,9 @@ class UpdateVerdict:
     #: Operator mode: identity rules whose change replaces the custom resource through its
     #: trigger although the webhook accepts the update (a value set where none was).
     trigger_rules: list[str] = field(default_factory=list)
+    #: NEW as create admission stored it (defaulted): what its rendering (the fresh-install
+    #: result) starts from, so it is not defaulted again. None when admission stopped before.
+    stored: Any = None
 
     @property
     def replaces_custom_resource(self) -> bool:
@@ -73,7 +81,7 @@ class UpdateVerdict:
 
 def as_sent(old: Graph, new: Graph) -> Graph:
     """NEW as Pulumi sends it: scaling-adapter replicas keep OLD's value (``ignore_changes``)."""
-    if isinstance(new, DynamoGraphDeployment) and isinstance(old, DynamoGraphDeployment) and new.spec.components:
+    if isinstance(new, GraphHelpers) and isinstance(old, GraphHelpers) and new.spec.components:
         before = {c.name: c.replicas for c in old.components}
         components = [
             c.model_copy(update={"replicas": before[c.name]}) if c.scaling_adapter is not None and c.name in before else c
@@ -81,8 +89,8 @@ def as_sent(old: Graph, new: Graph) -> Graph:
         ]
         return new.model_copy(update={"spec": new.spec.model_copy(update={"components": components})})
     if (
-        isinstance(new, DynamoComponentDeployment)
-        and isinstance(old, DynamoComponentDeployment)
+        isinstance(new, ComponentDeploymentHelpers)
+        and isinstance(old, ComponentDeploymentHelpers)
         and new.spec.scaling_adapter is not None
     ):
         return new.model_copy(update={"spec": new.spec.model_copy(update={"replicas": old.spec.replicas})})
@@ -105,27 +113,28 @@ def update_verdict(
     sent = as_sent(old, new.object) if client == "pulumi" else new.object  # type: ignore[arg-type]
     update = validate_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
     update_errors = _as_the_webhook_reports(update.errors, new)
-    create = validate_loaded(new, platform, namespace)  # already at the paths the user wrote
+    stored, create = admit_loaded(new, platform, namespace)  # already at the paths the user wrote
     if checked == "render":
         refusals = _at_written_paths(operator_only_errors(new.object), new)
         return UpdateVerdict(checked, [*_render_mode_advice(create.errors), *refusals], update_errors,
-                             [*create.warnings, *render_mode_notes(new.object)])
+                             [*create.warnings, *render_mode_notes(new.object)], stored=stored)
     if not update_errors:
-        rules = trigger_only_rules(old, sent, platform)
-        return UpdateVerdict(checked, [], [], [*update.warnings, *map(trigger_warning, rules)], rules)
+        rules = trigger_only_rules(old, sent, platform, stored if sent is new.object else None)
+        return UpdateVerdict(checked, [], [], [*update.warnings, *map(trigger_warning, rules)], rules, stored)
     if create.errors:  # a replacement would be refused too: the update cannot be applied
-        return UpdateVerdict(checked, update_errors, [], update.warnings)
-    return UpdateVerdict(checked, [], update_errors, update.warnings)
+        return UpdateVerdict(checked, update_errors, [], update.warnings, stored=stored)
+    return UpdateVerdict(checked, [], update_errors, update.warnings, stored=stored)
 
 
-def trigger_only_rules(old: Graph, sent: Graph, platform: Platform) -> list[str]:
+def trigger_only_rules(old: Graph, sent: Graph, platform: Platform, sent_stored: Graph | None = None) -> list[str]:
     """The identity rules OLD -> NEW changes (what the replacement trigger sees); called when the
-    webhook accepted the update, so each is an "immutable once set" value newly set."""
+    webhook accepted the update, so each is an "immutable once set" value newly set.
+    ``sent_stored``: ``sent`` as create admission already defaulted it."""
     from dynamo_pulumi.validation.immutable_identity import changed_rules, identity_of
 
     if old.kind != sent.kind:
         return []
-    return changed_rules(identity_of(old, platform), identity_of(sent, platform))
+    return changed_rules(identity_of(old, platform), identity_of(sent, platform, sent_stored))
 
 
 def trigger_warning(rule: str) -> str:
@@ -139,12 +148,12 @@ def trigger_warning(rule: str) -> str:
 def create_verdict(new: LoadedObject, platform: Platform, mode: str, namespace: str | None = None) -> UpdateVerdict:
     """No OLD: create admission, plus the render-mode refusals in render mode."""
     checked = check_mode(mode)
-    create = validate_loaded(new, platform, namespace)
+    stored, create = admit_loaded(new, platform, namespace)
     if checked != "render":
-        return UpdateVerdict(checked, list(create.errors), [], create.warnings)
+        return UpdateVerdict(checked, list(create.errors), [], create.warnings, stored=stored)
     refusals = _at_written_paths(operator_only_errors(new.object), new)
     return UpdateVerdict(checked, [*_render_mode_advice(create.errors), *refusals], [],
-                         [*create.warnings, *render_mode_notes(new.object)])
+                         [*create.warnings, *render_mode_notes(new.object)], stored=stored)
 
 
 def _render_mode_advice(errors: list[FieldError]) -> list[FieldError]:

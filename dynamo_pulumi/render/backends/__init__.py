@@ -39,8 +39,7 @@ line: ``MultinodePodWiring`` "remains active when backend flag injection is manu
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.constants import (
     BACKEND_FRAMEWORK_SGLANG,
@@ -49,7 +48,6 @@ from dynamo_pulumi.constants import (
     WORKER_COMPONENT_TYPES,
 )
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.render.backends import sglang, trtllm, vllm
 from dynamo_pulumi.render.backends.base import BackendInput, MultinodeWiring, Role
 from dynamo_pulumi.render.backends.gpus import resolve_gpu_count
 from dynamo_pulumi.render.backends.multinode import grove_wiring, lws_wiring
@@ -57,6 +55,9 @@ from dynamo_pulumi.render.backends.wait_leader import (
     build_wait_leader_configmap,
     wait_leader_config_map_name,
 )
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = [
     "BackendInput",
@@ -73,18 +74,20 @@ __all__ = [
     "wait_leader_config_map_name",
 ]
 
-_Edit = Callable[[dict[str, Any], BackendInput], None]
 
-_CONTAINER_EDITS: dict[str, _Edit] = {
-    BACKEND_FRAMEWORK_VLLM: vllm.update_container,
-    BACKEND_FRAMEWORK_SGLANG: sglang.update_container,
-    BACKEND_FRAMEWORK_TRTLLM: trtllm.update_container,
-}
-_POD_SPEC_EDITS: dict[str, _Edit] = {
-    BACKEND_FRAMEWORK_VLLM: vllm.update_pod_spec,
-    BACKEND_FRAMEWORK_SGLANG: sglang.update_pod_spec,
-    BACKEND_FRAMEWORK_TRTLLM: trtllm.update_pod_spec,
-}
+
+def _backend(framework: str) -> ModuleType | None:
+    """The module of one backend's rewrites, imported when a component first renders with it
+    (a graph uses one backend; the others' rules are never loaded)."""
+    if framework == BACKEND_FRAMEWORK_VLLM:
+        from dynamo_pulumi.render.backends import vllm as module
+    elif framework == BACKEND_FRAMEWORK_SGLANG:
+        from dynamo_pulumi.render.backends import sglang as module
+    elif framework == BACKEND_FRAMEWORK_TRTLLM:
+        from dynamo_pulumi.render.backends import trtllm as module
+    else:
+        return None
+    return module
 
 #: ``python ... -m ... dynamo.<framework>`` within one ``|&;``-free stretch (Go ``\s`` is ASCII).
 _DETECTION_PATTERNS: dict[str, re.Pattern[str]] = {
@@ -95,16 +98,16 @@ _DETECTION_PATTERNS: dict[str, re.Pattern[str]] = {
 
 def update_container(container: dict[str, Any], inp: BackendInput) -> None:
     """Apply the backend's container rewrite; other frameworks (``""``) change nothing."""
-    edit = _CONTAINER_EDITS.get(inp.framework)
-    if edit is not None:
-        edit(container, inp)
+    backend = _backend(inp.framework)
+    if backend is not None:
+        backend.update_container(container, inp)
 
 
 def update_pod_spec(pod_spec: dict[str, Any], inp: BackendInput) -> None:
     """Apply the backend's pod-level additions (wait-for-leader init container, SSH volume)."""
-    edit = _POD_SPEC_EDITS.get(inp.framework)
-    if edit is not None:
-        edit(pod_spec, inp)
+    backend = _backend(inp.framework)
+    if backend is not None:
+        backend.update_pod_spec(pod_spec, inp)
 
 
 def _joined_command_line(container: dict[str, Any] | None) -> str:

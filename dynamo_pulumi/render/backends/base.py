@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import (
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
@@ -20,9 +19,13 @@ from dynamo_pulumi.constants import (
     ROLE_MAIN,
     ROLE_WORKER,
 )
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.platform_file import default_platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring, lws_wiring
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
+    from dynamo_pulumi.platform import Platform
 
 Role = Literal["main", "leader", "worker"]
 
@@ -71,7 +74,7 @@ class BackendInput:
     component_name: str = ""
     annotations: Mapping[str, Any] = field(default_factory=dict)
     compilation_cache_mount_path: str | None = None
-    platform: Platform = field(default_factory=Platform)
+    platform: Platform = field(default_factory=default_platform)
     wiring: MultinodeWiring | None = None
     gpu_count: int | None = None
     dra: DraInventory = EMPTY_INVENTORY

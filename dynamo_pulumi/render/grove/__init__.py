@@ -19,11 +19,9 @@ The input graph is expected after defaulting (``dynamo_pulumi.defaulting.default
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.grove.cliques import build_clique
 from dynamo_pulumi.render.grove.facts import GraphFacts
@@ -47,6 +45,10 @@ from dynamo_pulumi.render.grove.startup_order import (
 )
 from dynamo_pulumi.render.grove.unsupported import checkpoint_gated, refuse_cluster_dependent
 from dynamo_pulumi.render.pod.metadata import clique_annotations, clique_labels, grove_dynamo_namespace
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 __all__ = ["PodSpecBuilder", "render_grove", "render_pod_clique_set"]
 

@@ -15,9 +15,8 @@ pathway, with small differences:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,
@@ -38,7 +37,6 @@ from dynamo_pulumi.naming import (
     normalize_kube_resource_name,
     truncate_with_fnv,
 )
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.vllm import is_elastic_ep_ray_launch
 from dynamo_pulumi.render.grove.facts import resolve_discovery_backend
 from dynamo_pulumi.render.grove.pods import dcd_model
@@ -55,6 +53,10 @@ from dynamo_pulumi.render.pod.metadata import (
     component_resource_annotations,
     component_resource_labels,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 
 def component_service(

@@ -11,12 +11,14 @@ on (every leader/worker rank must be up for collectives, while failover shadows 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, SpecTopologyConstraint
 from dynamo_pulumi.render.grove.provider_overrides import effective_min_available
 from dynamo_pulumi.render.grove.roles import ServiceRole, is_inter_pod_failover
 from dynamo_pulumi.render.grove.topology import component_topology_constraint
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, SpecTopologyConstraint
 
 
 def clique_min_available(component: ComponentSpecFields, role: ServiceRole) -> int:

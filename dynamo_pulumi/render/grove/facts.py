@@ -7,11 +7,14 @@ Computed once per graph (:meth:`GraphFacts.of`); the clique labels and annotatio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import COMPONENT_TYPE_EPP, KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.pod.metadata import NO_ALPHA_DATA, AlphaComponentData, alpha_components
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 
 @dataclass(frozen=True)

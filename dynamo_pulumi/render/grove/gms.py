@@ -14,9 +14,8 @@ mounts are read, every other leaf passes through.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.naming import normalize_kube_resource_name
 from dynamo_pulumi.render.grove.roles import ServiceRole
 from dynamo_pulumi.render.objects.common import copy_tree
@@ -29,6 +28,9 @@ from dynamo_pulumi.render.pod.gms import (
     gms_gpu_count,
     remove_gpu_resources,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 INTER_POD_REQUEST_NAME = "gpu"
 

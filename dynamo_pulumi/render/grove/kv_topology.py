@@ -9,13 +9,15 @@ one of its levels fails rendering as the operator does.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_TOPOLOGY_PREFIX, TOPOLOGY_VOLUME_NAME
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import is_worker_type
-from dynamo_pulumi.platform import Platform
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 _PATH = "spec.experimental.kvTransferPolicy"
 

@@ -10,9 +10,8 @@ unless a component needs explicit ordering.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     GROVE_ANNOTATION_VOLCANO_QUEUE,
     GROVE_API_VERSION,
@@ -22,12 +21,15 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.go_duration import format_go_duration, parse_go_duration
 from dynamo_pulumi.pcs_naming import pcs_name_for_dgd
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove.schedulers import volcano_queue
 from dynamo_pulumi.render.grove.startup_order import CLIQUE_STARTUP_TYPE_ANY_ORDER
 from dynamo_pulumi.render.grove.topology import spec_topology_constraint
 from dynamo_pulumi.render.grove.update_strategy import update_strategy
 from dynamo_pulumi.render.objects.common import k8s_object
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 #: ``orchestrators.grove.terminationDelay`` default (15 minutes), as Go serialises it.
 DEFAULT_GROVE_TERMINATION_DELAY = "15m0s"

@@ -18,15 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoComponentDeploymentSharedSpec
-from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.api.twin import DCD_MODEL, internal
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring
 from dynamo_pulumi.render.grove.gms import augment_engine_pod_spec, weight_server_pod_spec
 from dynamo_pulumi.render.grove.roles import ServiceRole, is_inter_pod_failover
 from dynamo_pulumi.render.pod.gms import gms_gpu_count
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoComponentDeploymentSharedSpec
+    from dynamo_pulumi.platform import Platform
 
 
 @dataclass(frozen=True)
@@ -80,14 +83,14 @@ def default_pod_spec_builder(request: PodRequest) -> dict[str, Any]:
 
 
 def dcd_model(dcd: dict[str, Any]) -> DynamoComponentDeployment:
-    """The generated DCD as a typed model.
+    """The generated DCD as a typed model (its twin when certain: it stays in the renderer).
 
     A component type outside the v1beta1 enum can only come from v1alpha1 conversion, which keeps
     the alpha ``componentType`` verbatim; it is carried over without re-checking the enum.
     """
     ctype = dcd["spec"].get("type")
     spec = {k: v for k, v in dcd["spec"].items() if k != "type"}
-    model = DynamoComponentDeployment.model_validate({**dcd, "spec": spec})
+    model = internal(DCD_MODEL, {**dcd, "spec": spec})
     if ctype is None:
         return model
     return model.model_copy(update={"spec": model.spec.model_copy(update={"type": ctype})})

@@ -17,16 +17,18 @@ A destination that was not rendered is a render error, as in the operator.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import (
-    ComponentSpecFields,
-    DynamoComponentDeploymentSharedSpec,
-    DynamoGraphDeployment,
-    ProviderOverride,
-)
 from dynamo_pulumi.constants import GROVE_ROLE_SUFFIX_LEADER, GROVE_ROLE_SUFFIX_WORKER
 from dynamo_pulumi.errors import RenderError
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import (
+        ComponentSpecFields,
+        DynamoComponentDeploymentSharedSpec,
+        DynamoGraphDeployment,
+        ProviderOverride,
+    )
 
 # The provider-override target kinds (``provideroverride.Target*``).
 TARGET_POD_CLIQUE_SET = "PodCliqueSet"

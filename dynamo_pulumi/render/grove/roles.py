@@ -8,14 +8,16 @@ pathway iterates over the returned :class:`ServiceRole` list.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import (
     GROVE_ROLE_SUFFIX_GMS,
     GROVE_ROLE_SUFFIX_LEADER,
     GROVE_ROLE_SUFFIX_WORKER,
 )
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 RoleKind = Literal["main", "leader", "worker", "gms"]
 ROLE_GMS: RoleKind = "gms"

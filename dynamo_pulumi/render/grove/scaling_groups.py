@@ -7,13 +7,15 @@ pod counts. Inter-pod GMS adds per-replica sharing of each rank's GPU claim.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, SpecTopologyConstraint
 from dynamo_pulumi.render.grove.gms import resource_sharing_entries
 from dynamo_pulumi.render.grove.provider_overrides import effective_min_available
 from dynamo_pulumi.render.grove.roles import ServiceRole
 from dynamo_pulumi.render.grove.topology import component_topology_constraint
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, SpecTopologyConstraint
 
 
 def build_scaling_group(

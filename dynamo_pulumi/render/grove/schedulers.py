@@ -13,7 +13,7 @@ The switches are the operator configuration's ``orchestrators.kaiScheduler.enabl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.constants import (
     DEFAULT_KAI_SCHEDULER_QUEUE,
@@ -24,7 +24,9 @@ from dynamo_pulumi.constants import (
     VOLCANO_SCHEDULER_NAME,
 )
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.platform import Platform
 
 
 def kai_enabled(platform: Platform) -> bool:

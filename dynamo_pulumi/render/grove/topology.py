@@ -11,9 +11,11 @@ Grove's current shape is ``{topologyName?, pack: {required: <domain>}}``; the le
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import SpecTopologyConstraint, TopologyConstraint
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import SpecTopologyConstraint, TopologyConstraint
+
 
 
 def grove_topology_constraint(topology_name: str, pack_domain: str | None) -> dict[str, Any] | None:

@@ -16,11 +16,15 @@
 
 from __future__ import annotations
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+from typing import TYPE_CHECKING
+
 from dynamo_pulumi.constants import COMPONENT_TYPE_LPX
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.pod.gms import require_dra
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 CHECKPOINT_STARTUP_POLICY_WAIT = "WaitForCheckpoint"
 

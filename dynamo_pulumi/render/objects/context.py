@@ -11,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,
 )
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.pod import metadata as pod_metadata
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 #: Renders the pod template of a DCD for a role ("main", "leader", "worker").
 PodTemplateRenderer = Callable[[str], dict[str, Any]]

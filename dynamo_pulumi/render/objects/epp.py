@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -33,9 +33,11 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_NAMESPACE,
 )
 from dynamo_pulumi.naming import dcd_name, dynamo_namespace, normalize_kube_resource_name
-from dynamo_pulumi.platform import ServiceMeshConfig
 from dynamo_pulumi.render.objects.common import copy_tree, k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import GraphContext
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.platform import ServiceMeshConfig
 
 ISTIO_PROVIDER = "istio"
 _TLS_MODES = ("DISABLE", "SIMPLE", "MUTUAL", "ISTIO_MUTUAL")

@@ -8,15 +8,17 @@ operator's ``ingress`` configuration for a frontend DCD of a graph.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.constants import DEFAULT_INGRESS_SUFFIX, DYNAMO_SERVICE_PORT, ISTIO_NETWORKING_API_VERSION
 from dynamo_pulumi.naming import normalize_kube_resource_name
-from dynamo_pulumi.platform import IngressConfig
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import ComponentContext
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.platform import IngressConfig
 
 INGRESS_API_VERSION = "networking.k8s.io/v1"
 INGRESS_KIND = "Ingress"

@@ -16,9 +16,8 @@ shadow-mode switch.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 from dynamo_pulumi.constants import (
     BACKEND_FRAMEWORK_VLLM,
     DYNAMO_FPM_BASE_PORT,
@@ -28,6 +27,9 @@ from dynamo_pulumi.constants import (
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.render.objects.common import copy_tree
 from dynamo_pulumi.render.pod.gms import GMS_INTRA_POD_MOUNT_PATH
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
 
 FAILOVER_ENGINE_COUNT = 2
 ENGINE_CONTAINER_PREFIX = "engine-"

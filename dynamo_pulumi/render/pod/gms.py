@@ -24,14 +24,16 @@ read only container names, resources, env and mounts; every other leaf passes th
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
 from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA, MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, scalar_gpu_count
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
+    from dynamo_pulumi.platform import Platform
 
 __all__ = [
     "DRA_CLAIM_NAME",

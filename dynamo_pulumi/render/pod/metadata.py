@@ -27,11 +27,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
-from dynamo_pulumi.api.v1beta1 import (
-    DynamoComponentDeployment,
-    DynamoComponentDeploymentSharedSpec,
-    DynamoGraphDeployment,
-)
 from dynamo_pulumi.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_WORKER,
@@ -66,7 +61,6 @@ from dynamo_pulumi.constants import (
     WORKER_COMPONENT_TYPES,
 )
 from dynamo_pulumi.naming import dcd_name, dynamo_namespace, is_worker_type, model_name_hash
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.dcd_identity import (
     DISAGG_TYPES,
@@ -79,6 +73,12 @@ from dynamo_pulumi.render.dcd_identity import (
 from dynamo_pulumi.render.pod.defaults.common import KUBE_DISCOVERY_MODE_POD
 
 if TYPE_CHECKING:  # type-only: the Grove package imports this module
+    from dynamo_pulumi.api.v1beta1 import (
+        DynamoComponentDeployment,
+        DynamoComponentDeploymentSharedSpec,
+        DynamoGraphDeployment,
+    )
+    from dynamo_pulumi.platform import Platform
     from dynamo_pulumi.render.grove.facts import GraphFacts
     from dynamo_pulumi.render.grove.roles import ServiceRole
 

@@ -14,11 +14,13 @@ runtime the pod depends on).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.constants import KUBE_ANNOTATION_DISABLE_IMAGE_PULL_SECRET_DISCOVERY, KUBE_LABEL_VALUE_TRUE
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.pod.merge import is_empty
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.platform import Platform
 
 
 def discovery_disabled(pod_annotations: Mapping[str, Any]) -> bool:

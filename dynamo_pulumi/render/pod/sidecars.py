@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.constants import (
     COMPONENT_TYPE_FRONTEND,
@@ -21,7 +21,6 @@ from dynamo_pulumi.constants import (
     RUNTIME_SIDECAR_CONTAINER_NAME,
 )
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.pod.defaults import frontend
 from dynamo_pulumi.render.pod.defaults.common import (
     DefaultsContext,
@@ -38,6 +37,9 @@ from dynamo_pulumi.render.pod.defaults.worker import (
 from dynamo_pulumi.render.pod.merge import add_env_user_wins, merge_container
 from dynamo_pulumi.render.pod.volumes import append_missing_mounts
 from dynamo_pulumi.runtime_version import parse_image_tag_version
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.platform import Platform
 
 # --- Dynamo (runtime) sidecar ---------------------------------------------------------------------
 

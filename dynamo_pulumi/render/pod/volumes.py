@@ -7,10 +7,9 @@ render errors (a user template that the operator would refuse to turn into a pod
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.api.v1beta1 import CompilationCacheConfig
 from dynamo_pulumi.constants import (
     BACKEND_FRAMEWORK_VLLM,
     DEFAULT_SHARED_MEMORY_MOUNT_PATH,
@@ -22,6 +21,9 @@ from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.placeholders import contains_output_token
 from dynamo_pulumi.render.pod.merge import clone
 from dynamo_pulumi.render.pod.quantity import canonical_quantity
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import CompilationCacheConfig
 
 _CACHE_PATH = "spec.compilationCache"
 

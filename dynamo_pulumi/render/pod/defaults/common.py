@@ -8,9 +8,8 @@ builds its own with the type forced to ``frontend``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.v1beta1 import EPPConfig
 from dynamo_pulumi.constants import (
     DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
     DISCOVERY_BACKEND_ETCD,
@@ -22,8 +21,11 @@ from dynamo_pulumi.constants import (
     ENV_PARENT_DGD_K8S_NAMESPACE,
     MAIN_CONTAINER_NAME,
 )
-from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.runtime_version import Version, runtime_gate_enabled
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.api.v1beta1 import EPPConfig
+    from dynamo_pulumi.platform import Platform
 
 #: ``KubeDiscoveryMode`` values (``configv1alpha1``).
 KUBE_DISCOVERY_MODE_POD = "pod"
