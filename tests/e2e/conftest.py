@@ -24,6 +24,7 @@ import pytest
 from localcluster.cluster import LocalCluster
 from localcluster.crds import cluster_crds
 from localcluster.engine import Engine
+from localcluster.operators import Controller, start_lws
 from localcluster.tools import REPO, ToolSet, ensure_tools
 
 
@@ -47,6 +48,18 @@ def cluster(tools: ToolSet, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         yield c
     finally:
         c.stop()
+
+
+@pytest.fixture(scope="session")
+def lws_controller(cluster: LocalCluster) -> Iterator[Controller]:
+    """The pinned LeaderWorkerSet controller beside the session's cluster, webhooks on loopback
+    (started on first use: only the tests that need LWS pay its second of start-up)."""
+    controller = start_lws(cluster)
+    sys.stderr.write(f"\n[e2e] lws-controller ready after {controller.ready_after} s\n")
+    try:
+        yield controller
+    finally:
+        controller.stop()
 
 
 @pytest.fixture
