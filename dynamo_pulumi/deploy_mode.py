@@ -13,11 +13,16 @@ error that names operator mode (``dynamo-pulumi render`` still prints what the o
   the DGD or its scaling adapters (:mod:`dynamo_pulumi.planner_connector`);
 * an LPX component: the LPX controller builds it from the operator's build registry;
 * a checkpoint (``experimental.checkpoint.enabled``): the operator creates the DynamoCheckpoint and
-  its job, and the Snapshot operator takes and restores it.
+  its job, and the Snapshot operator takes and restores it;
+* component groups (``spec.experimental.componentGroups``, newest types only): one Grove
+  PodCliqueScalingGroup per group, which no operator code we follow renders, so rendering them
+  here would be invented; operator mode sends them as written (its prediction is then empty, with
+  a warning).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoComponentDeployment, DynamoGraphDeployment
@@ -47,6 +52,11 @@ def check_mode(value: object) -> Mode:
     raise InputError(f"mode must be one of {', '.join(repr(m) for m in MODES)}, not {value!r}")
 
 
+def operator_only(path: Path, detail: str) -> FieldError:
+    """A render-mode refusal: why (``detail``), and operator mode as the fix (JSON's ``fix``)."""
+    return replace(forbidden(path, detail), fix=USE_OPERATOR_MODE)
+
+
 def _planner_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
     if comp.type != COMPONENT_TYPE_PLANNER:
         return []
@@ -57,10 +67,10 @@ def _planner_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
         f'a planner with environment "{connector.environment}" ({connector.source})'
     )
     return [
-        forbidden(
+        operator_only(
             path.child("podTemplate"),
             f"{what} scales through the Kubernetes API: it reads and patches the DynamoGraphDeployment "
-            f"and its scaling adapters, which render mode never creates; {USE_OPERATOR_MODE}",
+            "and its scaling adapters, which render mode never creates",
         )
     ]
 
@@ -69,10 +79,10 @@ def _lpx_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError]:
     if comp.type != COMPONENT_TYPE_LPX and comp.lpx is None:
         return []
     return [
-        forbidden(
+        operator_only(
             path.child("type" if comp.type == COMPONENT_TYPE_LPX else "lpx"),
             "an LPX component is built by the operator's LPX controller from its build registry, "
-            f"which render mode cannot reach; {USE_OPERATOR_MODE}",
+            "which render mode cannot reach",
         )
     ]
 
@@ -82,12 +92,27 @@ def _checkpoint_errors(comp: ComponentSpecFields, path: Path) -> list[FieldError
     if checkpoint is None or not checkpoint.enabled:
         return []
     return [
-        forbidden(
+        operator_only(
             path.child("experimental", "checkpoint", "enabled"),
             "a checkpoint restore needs the operator (it creates the DynamoCheckpoint and its job) and "
-            f"the Snapshot operator; render mode has neither; {USE_OPERATOR_MODE}",
+            "the Snapshot operator; render mode has neither",
         )
     ]
+
+
+COMPONENT_GROUPS_NOT_RENDERED = (
+    "component groups scale their members together as one Grove PodCliqueScalingGroup per group, "
+    "and no operator code this package follows renders them (its 2026-08-21 snapshot has none), so "
+    "their objects are not known offline"
+)
+
+
+def _component_groups_errors(graph: DynamoGraphDeployment) -> list[FieldError]:
+    experimental = graph.spec.experimental
+    if experimental is None or not experimental.component_groups:
+        return []
+    return [operator_only(Path("spec", "experimental", "componentGroups"),
+                          f"{COMPONENT_GROUPS_NOT_RENDERED}: render mode would create the components ungrouped")]
 
 
 def operator_only_errors(graph: object) -> list[FieldError]:
@@ -97,16 +122,34 @@ def operator_only_errors(graph: object) -> list[FieldError]:
         entries: list[tuple[ComponentSpecFields, Path]] = [
             (comp, Path("spec", "components").index(i)) for i, comp in enumerate(graph.components)
         ]
+        graph_errors = _component_groups_errors(graph)
     elif isinstance(graph, DynamoComponentDeployment):
-        entries = [(graph.spec, Path("spec"))]
+        entries, graph_errors = [(graph.spec, Path("spec"))], []
     else:
         return []
-    errors: list[FieldError] = []
+    errors: list[FieldError] = graph_errors
     for comp, path in entries:
         errors += _planner_errors(comp, path)
         errors += _lpx_errors(comp, path)
         errors += _checkpoint_errors(comp, path)
     return errors
+
+
+def render_mode_notes(graph: object) -> list[str]:
+    """What render mode accepts but cannot act on, said rather than ignored: a DGD's own
+    ``metadata.labels`` label the DynamoGraphDeployment object, which render mode never creates
+    (the operator copies none of them to what it creates; ``spec.labels`` does)."""
+    if isinstance(graph, DynamoGraphDeployment) and graph.metadata.labels:
+        return ["metadata.labels label the DynamoGraphDeployment object itself, which render mode does not "
+                "create, and the operator copies none of them to the objects it creates: to label those, use "
+                "spec.labels (operator mode applies metadata.labels to the custom resource)"]
+    return []
+
+
+RESTART_IN_RENDER_MODE = (
+    "render mode applies every graph as a create (it creates no DynamoGraphDeployment to restart); a restart "
+    f"is a request to the operator's controller on an existing one: {USE_OPERATOR_MODE}"
+)
 
 
 # --- what operator mode sends ------------------------------------------------------------------

@@ -147,11 +147,20 @@ class FieldError:
     supported: tuple[str, ...] = ()
     position: SourcePosition | None = field(default=None, compare=False, repr=False)
     fix: str = field(default="", compare=False, repr=False)
+    #: What the text output says in place of ``detail`` when the API server's words are long
+    #: machinery (a quantity's whole regular expression); JSON keeps ``detail``.
+    brief: str = field(default="", compare=False, repr=False)
 
     @property
     def message(self) -> str:
-        """The error as printed to users: the API server's text, then the fix when we know one."""
-        return f"{self}; {self.fix}" if self.fix else str(self)
+        """The error as printed to users: the API server's text (or its brief), then the fix."""
+        text = str(FieldError(self.type, self.path, self.brief, self.value, self.supported)) if self.brief else str(self)
+        return f"{text}; {self.fix}" if self.fix else text
+
+    @property
+    def advice(self) -> str:
+        """Our advice alone (JSON's ``fix``, beside ``message`` in the API server's words)."""
+        return self.fix
 
     def __str__(self) -> str:
         head = f"{self.path}: {self.type.value}"
@@ -232,6 +241,12 @@ class GraphValidationError(DynamoPulumiError):
         self.warnings = list(warnings)
         super().__init__(self.__str__())
 
+    @property
+    def header(self) -> str:
+        """kubectl's ``The Kind "name" is invalid:``; a typed model built without a name (a
+        ``GraphSpec``) is ``The GraphSpec is invalid:``, never ``"" is invalid``."""
+        return f'The {self.kind} "{shorten(self.name)}" is invalid:' if self.name else f"The {self.kind} is invalid:"
+
     def __str__(self) -> str:
         name = shorten(self.name)
         if len(self.errors) == 1:
@@ -266,7 +281,7 @@ class ModelError(GraphValidationError):
         super().__init__(errors, kind=model, name=name)
 
     def __str__(self) -> str:
-        head = f'The {self.kind} "{self.name}" is invalid:' if self.name else f"The {self.kind} is invalid:"
+        head = self.header
         if len(self.errors) == 1:
             return f"{head} {self.errors[0].message}"
         return "\n".join([head, *(f"* {e.message}" for e in self.errors)])

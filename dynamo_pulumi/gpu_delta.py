@@ -37,64 +37,102 @@ DEFAULT_RESOURCE = "nvidia.com/gpu"
 UNKNOWN_PRODUCT = "known after deploy"
 
 
+#: How a count that waits for a ``pulumi.Output`` not known at preview is shown, in text and JSON.
+UNKNOWN = "unknown"
+Count = int | None  # None: not known at preview (it depends on an Output's value)
+
+
+def _count_text(count: Count) -> int | str:
+    return UNKNOWN if count is None else count
+
+
+def _known_sum(counts: Iterable[Count]) -> int:
+    return sum(c for c in counts if c is not None)
+
+
 @dataclass(frozen=True)
 class ComponentGpus:
-    """One component's GPUs before and after (0 on the side where it does not exist)."""
+    """One component's GPUs before and after (0 on the side where it does not exist; None where
+    the count depends on a ``pulumi.Output`` whose value is not known at preview)."""
 
     component: str
-    before: int
-    after: int
+    before: Count
+    after: Count
     resource: str = DEFAULT_RESOURCE
     product: str = ""
     #: What moved the count: ``replicas 2 => 4``, ``GPUs per replica 1 => 2``, ``added``, ``removed``.
     cause: str = ""
+    #: The Outputs (spec paths) an unknown count waits for.
+    waits_for: tuple[str, ...] = ()
 
     @property
-    def delta(self) -> int:
-        return self.after - self.before
+    def delta(self) -> Count:
+        return None if self.before is None or self.after is None else self.after - self.before
+
+    @property
+    def changed(self) -> bool:
+        return self.delta != 0
 
     def as_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
-            "component": self.component, "before": self.before, "after": self.after, "delta": self.delta,
-            "resource": self.resource,
+            "component": self.component, "before": _count_text(self.before), "after": _count_text(self.after),
+            "delta": _count_text(self.delta), "resource": self.resource,
         }
         entry.update({k: v for k, v in (("product", self.product), ("cause", self.cause)) if v})
+        if self.waits_for:
+            entry["waitsFor"] = list(self.waits_for)
         return entry
 
 
 @dataclass(frozen=True)
 class GpuDelta:
-    """Every component's GPUs and the totals."""
+    """Every component's GPUs and the totals: the sum of the known counts, partial when a count
+    is not known at preview."""
 
     components: tuple[ComponentGpus, ...]
 
     @property
     def before(self) -> int:
-        return sum(c.before for c in self.components)
+        return _known_sum(c.before for c in self.components)
 
     @property
     def after(self) -> int:
-        return sum(c.after for c in self.components)
+        return _known_sum(c.after for c in self.components)
+
+    @property
+    def partial_before(self) -> bool:
+        return any(c.before is None for c in self.components)
+
+    @property
+    def partial_after(self) -> bool:
+        return any(c.after is None for c in self.components)
 
     @property
     def changed(self) -> tuple[ComponentGpus, ...]:
-        return tuple(c for c in self.components if c.delta)
+        return tuple(c for c in self.components if c.changed)
 
     def as_json(self) -> dict[str, Any]:
+        partial = self.partial_before or self.partial_after
         return {
-            "before": self.before, "after": self.after, "delta": self.after - self.before,
+            "before": self.before, "after": self.after,
+            "delta": UNKNOWN if partial else self.after - self.before,
+            "partial": partial,
             "components": [c.as_json() for c in self.components],
         }
 
     def requested_json(self) -> dict[str, Any]:
-        """What NEW requests (``preview``): the total, and per component its GPUs."""
+        """What NEW requests (``preview``): the total of the known counts (``partial`` when some
+        component's is unknown), and per component its GPUs (``"unknown"``, with the Outputs it
+        waits for, when not known at preview)."""
         components = []
         for c in self.components:
-            entry: dict[str, Any] = {"component": c.component, "gpus": c.after, "resource": c.resource}
+            entry: dict[str, Any] = {"component": c.component, "gpus": _count_text(c.after), "resource": c.resource}
             if c.product:
                 entry["product"] = c.product
+            if c.after is None:
+                entry["waitsFor"] = list(c.waits_for)
             components.append(entry)
-        return {"total": self.after, "components": components}
+        return {"total": self.after, "partial": self.partial_after, "components": components}
 
 
 # --- where a component's pods are -----------------------------------------------------------------
@@ -196,11 +234,11 @@ def _cause(before: _Side | None, after: _Side | None) -> str:
     if after is None:
         return "removed"
     old, new = before.summary, after.summary
-    if old.gpus == new.gpus:
+    if old.known_gpus == new.known_gpus is not None:
         return ""
     causes = []
-    if old.replicas != new.replicas:
-        causes.append(f"replicas {old.replicas} => {new.replicas}")
+    if old.known_replicas != new.known_replicas or old.known_replicas is None:
+        causes.append(f"replicas {_count_text(old.known_replicas)} => {_count_text(new.known_replicas)}")
     per_old, per_new = per_replica(old), per_replica(new)
     if per_old is not None and per_new is not None and per_old != per_new:
         causes.append(f"GPUs per replica {per_old} => {per_new}")
@@ -208,16 +246,25 @@ def _cause(before: _Side | None, after: _Side | None) -> str:
 
 
 def per_replica(summary: ComponentSummary) -> int | str | None:
-    """GPUs per replica (``1.5`` when the pods of a replica differ); None without replicas."""
-    if summary.replicas <= 0:
+    """GPUs per replica (``1.5`` when the pods of a replica differ); None without replicas, or
+    while either count is not known."""
+    gpus, replicas = summary.known_gpus, summary.known_replicas
+    if gpus is None or replicas is None or replicas <= 0:
         return None
-    per, rest = divmod(summary.gpus, summary.replicas)
-    return per if not rest else f"{summary.gpus / summary.replicas:g}"
+    per, rest = divmod(gpus, replicas)
+    return per if not rest else f"{gpus / replicas:g}"
+
+
+def _waits_for(side: _Side | None, paths: dict[str, str]) -> tuple[str, ...]:
+    if side is None or not side.summary.unknown_gpus:
+        return ()
+    return tuple(sorted({paths.get(i, "<spec>") for i in side.summary.unknown_gpus}))
 
 
 def gpu_delta(old: GraphPlan | None, new: GraphPlan | None) -> GpuDelta:
     """GPUs of every component of OLD and NEW (either may be None: a graph created or deleted)."""
     before, after = _sides(old), _sides(new)
+    paths = {**(old.outputs.paths if old else {}), **(new.outputs.paths if new else {})}
     names = [*after, *(n for n in before if n not in after)]
     components = []
     for name in names:
@@ -226,11 +273,12 @@ def gpu_delta(old: GraphPlan | None, new: GraphPlan | None) -> GpuDelta:
         assert shown is not None
         components.append(ComponentGpus(
             component=name,
-            before=b.summary.gpus if b else 0,
-            after=a.summary.gpus if a else 0,
+            before=b.summary.known_gpus if b else 0,
+            after=a.summary.known_gpus if a else 0,
             resource=shown.resource,
             product=shown.product,
             cause=_cause(b, a),
+            waits_for=tuple(dict.fromkeys([*_waits_for(b, paths), *_waits_for(a, paths)])),
         ))
     return GpuDelta(tuple(components))
 
@@ -242,25 +290,41 @@ def _what(resource: str, product: str) -> str:
     return f"{resource} ({product})" if product else resource
 
 
+def _waiting(paths: tuple[str, ...]) -> str:
+    return f"(not known at preview: it depends on the pulumi.Output at {', '.join(paths)})"
+
+
 def change_line(change: ComponentGpus) -> str:
-    """``+8 nvidia.com/gpu (NVIDIA-H100-80GB-HBM3) on decode: replicas 2 => 4``."""
+    """``+8 nvidia.com/gpu (NVIDIA-H100-80GB-HBM3) on decode: replicas 2 => 4``; ``? ...`` with
+    the Outputs it waits for when a side is not known at preview."""
     cause = f": {change.cause}" if change.cause else ""
-    return f"{change.delta:+d} {_what(change.resource, change.product)} on {change.component}{cause}"
+    delta = "?" if change.delta is None else f"{change.delta:+d}"
+    waiting = f" {_waiting(change.waits_for)}" if change.delta is None and change.waits_for else ""
+    return f"{delta} {_what(change.resource, change.product)} on {change.component}{cause}{waiting}"
+
+
+def total_text(total: int, partial: bool) -> str:
+    """A total of known counts; ``3 + unknown`` when some count is not known at preview."""
+    return f"{total} + {UNKNOWN}" if partial else str(total)
 
 
 def diff_lines(delta: GpuDelta) -> list[str]:
     """The changed components, then the total before and after."""
     lines = [change_line(c) for c in delta.changed]
-    total = delta.after - delta.before
-    if total or delta.changed:
-        lines.append(f"GPUs: {delta.before} => {delta.after} ({total:+d})")
+    before, after = total_text(delta.before, delta.partial_before), total_text(delta.after, delta.partial_after)
+    if delta.partial_before or delta.partial_after:
+        lines.append(f"GPUs: {before} => {after} (partial: some counts are not known at preview)")
+    elif delta.after - delta.before or delta.changed:
+        lines.append(f"GPUs: {before} => {after} ({delta.after - delta.before:+d})")
     else:
-        lines.append(f"GPUs: {delta.after} (unchanged)")
+        lines.append(f"GPUs: {after} (unchanged)")
     return lines
 
 
 def summary_lines(delta: GpuDelta) -> list[str]:
     """What a fresh deployment requests, per GPU component (preview)."""
     return [
-        f"  {c.component}: {c.after} {_what(c.resource, c.product)}" for c in delta.components if c.after
+        f"  {c.component}: {UNKNOWN} {_what(c.resource, c.product)} {_waiting(c.waits_for)}" if c.after is None
+        else f"  {c.component}: {c.after} {_what(c.resource, c.product)}"
+        for c in delta.components if c.after != 0
     ]

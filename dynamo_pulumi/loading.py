@@ -114,14 +114,57 @@ def _check_header(doc: Any, source: str) -> tuple[str, str]:
     return api_version, kind
 
 
+#: The other nvidia.com kinds the operator serves (its CRDs, ``../shared/conformance/crds``), with
+#: their served versions. They sit beside graphs in published manifests (a DynamoModel beside the
+#: DGD that serves its LoRA); their own controllers judge them, rendering never reads them, so they
+#: are passed through like any companion document, and ``validate`` says it did not check them.
+COMPANION_KINDS: dict[str, tuple[str, ...]] = {
+    "DynamoModel": ("v1alpha1",),
+    "DynamoGraphDeploymentRequest": ("v1alpha1", "v1beta1"),
+    "DynamoCheckpoint": ("v1alpha1",),
+    "DynamoWorkerMetadata": ("v1alpha1",),
+}
+
+
+def is_companion(doc: Mapping[str, Any]) -> bool:
+    """Is ``doc`` one of :data:`COMPANION_KINDS` (any version)?"""
+    api_version = doc.get("apiVersion")
+    return (isinstance(api_version, str) and api_version.rpartition("/")[0] == API_GROUP
+            and doc.get("kind") in COMPANION_KINDS)
+
+
+def companion_note(doc: Mapping[str, Any]) -> str:
+    """What ``validate`` says of a companion document, and the Pulumi components of one beside a graph."""
+    return (f'{doc.get("kind")} "{object_name_of(doc)}" is not checked here: the operator serves it and '
+            "its own controller judges it; render leaves it out, and the Pulumi components do not "
+            "deploy it (register it yourself, e.g. as a pulumi_kubernetes CustomResource)")
+
+
+def object_name_of(doc: Mapping[str, Any]) -> str:
+    metadata = doc.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    return name if isinstance(name, str) else ""
+
+
+def _check_companion_version(api_version: str, kind: str, source: str) -> None:
+    served = COMPANION_KINDS[kind]
+    if api_version.rpartition("/")[2] not in served:
+        supported = ", ".join(f"{API_GROUP}/{v}" for v in served)
+        raise InputError(f"unsupported apiVersion {api_version!r} for {kind} (served: {supported})", source)
+
+
 def _is_dynamo(api_version: str, kind: str, source: str) -> bool:
-    """True for the kinds we load; other groups are passed through; unknown nvidia.com kinds fail."""
+    """True for the kinds we load; other groups and the companion kinds are passed through;
+    unknown nvidia.com kinds fail."""
     group = api_version.rpartition("/")[0]
     if group != API_GROUP:
         return False
+    if kind in COMPANION_KINDS:
+        _check_companion_version(api_version, kind, source)
+        return False
     if kind not in KINDS:
         raise InputError(
-            f"unknown kind {kind!r} in {api_version} (supported: {', '.join(KINDS)})", source
+            f"unknown kind {kind!r} in {api_version} (supported: {', '.join([*KINDS, *COMPANION_KINDS])})", source
         )
     if api_version not in (API_VERSION, ALPHA_API_VERSION):
         raise InputError(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from typing import Any
 from google.protobuf import json_format, struct_pb2
 from pulumi.output import Unknown
 from pulumi.runtime import Mocks, rpc, set_mocks
-from pulumi.runtime.config import set_all_config
+from pulumi.runtime.config import CONFIG, set_all_config
 from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
 from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import wait_for_rpcs
@@ -140,9 +141,14 @@ class Registration:
 
 @dataclass
 class Recording:
-    """Registrations in the order the program made them."""
+    """Registrations in the order the program made them, and what it logged."""
 
     resources: list[Registration] = field(default_factory=list)
+    #: ``pulumi.log`` messages as (severity, message), severity ``debug|info|warning|error``:
+    #: kept, not printed (the CLI prints them once, beside the graphs' own warnings).
+    logs: list[tuple[str, str]] = field(default_factory=list)
+    #: The stack config keys (``project:key``) the program looked up, set or not.
+    config_read: set[str] = field(default_factory=set)
 
     def by_type(self, type_: str) -> list[Registration]:
         return [r for r in self.resources if r.type == type_]
@@ -247,6 +253,39 @@ class RecordingMonitor(MockMonitor):
         return response
 
 
+class _ReadTracking(dict):  # type: ignore[type-arg]
+    """The runtime's config map, noting each key the program looks up (``pulumi.Config.get``
+    asks ``key in config`` first), so a ``--config`` key it never reads can be named."""
+
+    def __init__(self, values: dict[str, Any], read: set[str]) -> None:
+        super().__init__(values)
+        self.read = read
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.read.add(key)
+        return super().__contains__(key)
+
+
+class _LogRecorder(logging.Handler):
+    def __init__(self, recording: Recording) -> None:
+        super().__init__(logging.DEBUG)
+        self.recording = recording
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.recording.logs.append((record.levelname.lower(), record.getMessage()))
+
+
+def _log_recorder(recording: Recording) -> logging.Logger:
+    """The engine log of one run: every ``pulumi.log`` message into ``recording.logs`` (the mock
+    engine would hand them to the root logger, which prints each warning once more than the
+    CLI's own ``warning:`` line)."""
+    logger = logging.Logger(f"dynamo_pulumi.mocks.run-{id(recording)}", logging.DEBUG)
+    logger.propagate = False
+    logger.addHandler(_LogRecorder(recording))
+    return logger
+
+
 def _trigger_of(request: Any) -> Any:
     """The registration's ``replacement_trigger`` as a plain value (None when the field is unset)."""
     if not request.HasField("replacement_trigger"):
@@ -268,8 +307,9 @@ def _session(
     monitor = RecordingMonitor(mocks, recording)
     if isinstance(mocks, DynamoMocks):
         mocks.monitor = monitor
-    set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
+    set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor, logger=_log_recorder(recording))
     set_all_config(dict(config))  # always a fresh map: the runtime's default one is shared
+    CONFIG.set(_ReadTracking(CONFIG.get(), recording.config_read))
     # Same for pending Outputs: tasks made outside this run belong to another event loop and
     # waiting for them would never end.
     SETTINGS.outputs = set()

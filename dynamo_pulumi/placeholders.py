@@ -24,8 +24,22 @@ def is_output_token(value: Any) -> bool:
 
 
 def contains_output_token(value: Any) -> bool:
-    """``value`` is a string with a parked Output somewhere in it (its text is unknown)."""
-    return isinstance(value, str) and OUTPUT_TOKEN_RE.search(value) is not None
+    """``value`` is a string with a parked Output somewhere in it (its text is unknown), or a
+    settled plan's :class:`UnknownValue`."""
+    return isinstance(value, UnknownValue) or (isinstance(value, str) and OUTPUT_TOKEN_RE.search(value) is not None)
+
+
+class UnknownValue(str):
+    """A leaf of a *settled* plan whose ``pulumi.Output`` is not known at preview: it reads
+    ``(unknown)`` (as the Pulumi CLI shows such a value; never a token or a stand-in integer) and
+    remembers which Output it waits for (``ident``), so a count built from it says so."""
+
+    ident: str
+
+    def __new__(cls, ident: str) -> UnknownValue:
+        value = super().__new__(cls, "(unknown)")
+        value.ident = ident
+        return value
 
 
 def is_deploy_time_value(value: Any) -> bool:

@@ -236,7 +236,7 @@ class PlatformError(InputError):
         self.errors = errors
         # Led by the first error's file:line:col, so an editor or CI annotation jumps to it.
         first = errors[0].position if errors else None
-        super().__init__("invalid platform settings: " + "; ".join(str(e) for e in errors), str(first or source))
+        super().__init__("invalid platform settings: " + "; ".join(e.message for e in errors), str(first or source))
 
 
 def _value_errors(platform: Platform) -> list[FieldError]:

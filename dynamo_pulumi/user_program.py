@@ -177,7 +177,19 @@ def _program_error(exc: BaseException, program: Program) -> ProgramError:
         return ProgramError(message, str(program.main))
     shown = _user_traceback(exc, program)
     text = f"the program raised {type(exc).__name__}: {message}"
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        text += f"; {_missing_module_fix(exc.name, program)}"
     return ProgramError(f"{text}\n{shown}".rstrip(), str(program.main))
+
+
+def _missing_module_fix(module: str, program: Program) -> str:
+    """The program runs in dynamo-pulumi's own Python, so its SDKs must be installed there."""
+    where = f"{sys.executable} -m pip install"
+    requirements = program.directory / "requirements.txt"
+    if requirements.is_file():
+        return (f"the program runs in this Python ({sys.executable}), which lacks {module.split('.')[0]}: install "
+                f"the program's requirements into it (cd {program.directory} && {where} -r requirements.txt)")
+    return f"the program runs in this Python ({sys.executable}), which lacks {module.split('.')[0]}: {where} it"
 
 
 @dataclass
@@ -186,6 +198,9 @@ class ProgramRun:
 
     recording: Any
     plans: list[Any]
+    #: What the run ignored that the user gave (a stack without a stack file, a ``--config`` key
+    #: the program never reads): warnings, since the Pulumi CLI would not stop for them either.
+    notes: list[str] = field(default_factory=list)
 
     def graph(self, name: str) -> Any:
         """The plan of the graph (or standalone component) named ``name``."""
@@ -194,11 +209,27 @@ class ProgramRun:
                 return plan
         raise KeyError(f"the program deploys no graph {name!r} (it deploys: {[p.name for p in self.plans]})")
 
-    def gpus(self, name: str) -> dict[str, int]:
-        """GPUs per component of the graph named ``name``, as ``preview`` counts them."""
-        from dynamo_pulumi.gpu_delta import gpu_delta
+    def gpus(self, name: str) -> dict[str, int | str]:
+        """GPUs per component of the graph named ``name``, as ``preview`` counts them:
+        ``"unknown"`` for a component whose count depends on a ``pulumi.Output`` not known at
+        preview (under mocks an Output's value is known and counted)."""
+        from dynamo_pulumi.gpu_delta import UNKNOWN, gpu_delta
 
-        return {c.component: c.after for c in gpu_delta(None, self.graph(name)).components}
+        return {c.component: UNKNOWN if c.after is None else c.after
+                for c in gpu_delta(None, self.graph(name)).components}
+
+    def log_lines(self) -> list[str]:
+        """The program's own ``pulumi.log`` warnings and errors (the graphs' warnings, which the
+        components log too, left out: ``preview`` prints them per graph)."""
+        return program_log_lines(self.recording, self.plans)
+
+
+def program_log_lines(recording: Any, plans: Sequence[Any]) -> list[str]:
+    """``warning: ...``/``error: ...`` lines of what a run logged, without the graphs' own
+    warnings (a component logs each as ``<Kind> <name>: <warning>``)."""
+    ours = tuple(f"{p.kind} {p.name}: " for p in plans)
+    return [f"{severity}: {message}" for severity, message in recording.logs
+            if severity in ("warning", "error") and not (ours and message.startswith(ours))]
 
 
 def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mapping[str, str] | None = None,
@@ -236,13 +267,49 @@ def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mappi
                 raise _program_error(exc, program) from None
         except Exception as exc:  # the user's code failed: their message and frames, not ours
             raise _program_error(exc, program) from None
-    return ProgramRun(recording, plans)
+    from dynamo_pulumi.planning.settled import settle
+
+    # The Outputs' values are known now (the run has resolved them): no stand-in is ever shown.
+    return ProgramRun(recording, [settle(plan) for plan in plans])
 
 
 def run_program_argument(argument: str, stack: str = DEFAULT_STACK, overrides: Sequence[str] = ()) -> ProgramRun:
-    """A CLI argument naming a program: resolved, configured and run."""
+    """A CLI argument naming a program: resolved, configured and run; with a note for a stack
+    that has no stack file and for each ``--config`` key of the project the program never read."""
+    from dataclasses import replace
+
     program = resolve_program(argument)
-    return run_user_program(program, stack, stack_config(program, stack, overrides))
+    run = run_user_program(program, stack, stack_config(program, stack, overrides))
+    return replace(run, notes=[*stack_notes(program, stack), *unread_config_notes(program, overrides, run.recording)])
+
+
+def stack_notes(program: Program, stack: str) -> list[str]:
+    """A stack other than the default one with no ``Pulumi.<stack>.yaml``: its config is only
+    ``Pulumi.yaml``'s defaults and ``--config`` (a misspelt ``--stack`` would go unseen)."""
+    if stack == DEFAULT_STACK or (program.directory / f"Pulumi.{stack}.yaml").is_file():
+        return []
+    from dynamo_pulumi.suggest import did_you_mean
+
+    stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in program.directory.glob("Pulumi.*.yaml"))
+    found = f" (stack files here: {', '.join(f'Pulumi.{s}.yaml' for s in stacks)})" if stacks else ""
+    return [f"--stack {stack}: there is no Pulumi.{stack}.yaml beside the program, so its config is only "
+            f"Pulumi.yaml's defaults and --config{found}{did_you_mean(stack, stacks)}"]
+
+
+def unread_config_notes(program: Program, overrides: Sequence[str], recording: Any) -> list[str]:
+    """``--config key=value`` of the project that the program never looked up. Keys of other
+    namespaces (``aws:region``, ``kubernetes:context``) are read by providers, not the program."""
+    from dynamo_pulumi.suggest import did_you_mean
+
+    read = sorted(k.split(":", 1)[1] for k in recording.config_read if k.startswith(f"{program.project}:"))
+    notes = []
+    for entry in overrides:
+        key = _qualified(entry.partition("=")[0], program.project)
+        if key.startswith(f"{program.project}:") and key not in recording.config_read:
+            short = key.split(":", 1)[1]
+            shown = f" (it reads: {', '.join(read)})" if read else " (it reads no config of its own)"
+            notes.append(f"--config {entry}: the program never reads {key}{shown}{did_you_mean(short, read)}")
+    return notes
 
 
 def preview_program(

@@ -14,7 +14,7 @@ import json
 import ssl
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,6 +227,18 @@ class LocalCluster:
                 return resp.status, json.loads(data)
             except json.JSONDecodeError:
                 return resp.status, data
+        finally:
+            conn.close()
+
+    def stream(self, path: str, timeout: float = 30.0) -> Iterator[dict[str, Any]]:
+        """The events of one watch request (``path`` with ``watch=true`` and a ``timeoutSeconds``
+        the server ends it by); the connection is closed when the caller stops iterating."""
+        conn = http.client.HTTPSConnection("127.0.0.1", self.apiserver_port, context=self._ssl(), timeout=timeout)
+        try:
+            conn.request("GET", path, headers={"Accept": "application/json"})
+            resp = conn.getresponse()
+            while line := resp.readline():
+                yield json.loads(line)
         finally:
             conn.close()
 

@@ -1,8 +1,10 @@
 """The Pulumi engine's environment for the local cluster: a private home, a file backend, no downloads.
 
-The CLI finds every plugin on ``PATH`` (the pinned builds first, then the virtual environment
-holding ``pulumi-resource-dynamo``); ``PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION`` makes a
-missing plugin an error instead of a download, which is what CI must see.
+The CLI finds the Kubernetes provider in its plugin cache (the pinned build, installed there by
+``scripts/tools.sh``), its language hosts on ``PATH`` (the pinned builds), and
+``pulumi-resource-dynamo`` on ``PATH`` in the virtual environment or where a project's
+``plugins:`` says; ``PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION`` makes a missing plugin an error
+instead of a download, which is what CI must see.
 """
 
 from __future__ import annotations
@@ -33,9 +35,12 @@ class Engine:
         state = self.workdir / "state"
         home.mkdir(parents=True, exist_ok=True)
         state.mkdir(parents=True, exist_ok=True)
+        plugins = home / "plugins"
+        if not plugins.exists():  # the set's plugin cache, shared: installing copies 170 MB
+            plugins.symlink_to(self.tools.plugin_cache, target_is_directory=True)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "KUBE"))}
         env.update({
-            "PATH": os.pathsep.join([str(self.tools.bin), str(self.python_bin), env.get("PATH", "")]),
+            "PATH": os.pathsep.join([str(self.tools.engine_bin), str(self.python_bin), env.get("PATH", "")]),
             "PULUMI_HOME": str(home),
             "PULUMI_BACKEND_URL": f"file://{state}",
             "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,

@@ -27,6 +27,9 @@ class NodePool:
     cpu: str = "64"
     memory: str = "512Gi"
     labels: tuple[tuple[str, str], ...] = ()
+    #: ``(key, value, effect)`` taints, as a cloud's GPU pool has them (GKE: ``nvidia.com/gpu``,
+    #: ``present``, ``NoSchedule``): only pods that tolerate them are scheduled here.
+    taints: tuple[tuple[str, str, str], ...] = ()
 
 
 DEFAULT_POOLS: tuple[NodePool, ...] = (
@@ -65,7 +68,7 @@ def _node(pool: NodePool, name: str) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": name, "labels": labels, "annotations": {KWOK_ANNOTATION: "fake"}},
-        "spec": {},
+        "spec": {"taints": [{"key": k, "value": v, "effect": e} for k, v, e in pool.taints]} if pool.taints else {},
         "status": {
             "capacity": capacity,
             "allocatable": dict(capacity),

@@ -52,6 +52,16 @@ class ToolSet:
     def share(self, tool: str) -> Path:
         return self.root / "share" / tool
 
+    @property
+    def engine_bin(self) -> Path:
+        """The CLI, the language hosts and kubectl, without any resource provider (see tools.sh)."""
+        return self.root / "engine-bin"
+
+    @property
+    def plugin_cache(self) -> Path:
+        """A Pulumi plugin cache holding the pinned Kubernetes provider."""
+        return self.root / "pulumi-plugins"
+
 
 def ensure_tools(tools: tuple[str, ...] = tuple(PROGRAMS), *, quiet: bool = False) -> ToolSet:
     """Build (or reuse from the cache) the given tools and return their set.

@@ -10,7 +10,8 @@
 # into $DYNAMO_TOOLS_CACHE/<name>-<key>/, where <key> hashes its wrapper files, its recipe below
 # and the Go version, so a changed pin rebuilds that tool only and a clean checkout reuses the
 # rest. Progress and the time each build took go to stderr; the one line on stdout is a
-# directory of links to this set of builds: bin/ (what tests/e2e/ puts first on PATH) and share/.
+# directory of links to this set of builds: bin/, share/, and what the Pulumi engine is given
+# (engine-bin/ for its PATH, pulumi-plugins/ as its plugin cache).
 #
 # Nothing is downloaded at test time: this script is the only step that reaches the proxy.
 set -euo pipefail
@@ -164,16 +165,39 @@ main() {
     # One directory of links to this set of builds, named after their keys: bin/ holds every
     # program, share/<tool>/ the data files some of them need (kwok's stages, LWS's manifests).
     local set; set=$CACHE/set-$(printf '%s\n' "${dirs[@]}" | sha256sum | cut -c1-16)
-    if [ ! -d "$set" ]; then
-        rm -rf "$set.tmp"; mkdir -p "$set.tmp/bin" "$set.tmp/share"
+    if [ ! -f "$set/.complete" ]; then
+        rm -rf "$set" "$set.tmp"; mkdir -p "$set.tmp/bin" "$set.tmp/share"
         local d f
         for d in "${dirs[@]}"; do
             for f in "$d"/bin/*; do ln -s "$f" "$set.tmp/bin/"; done
             if [ -d "$d/share" ]; then for f in "$d"/share/*; do ln -s "$f" "$set.tmp/share/"; done; fi
         done
+        engine_view "$set.tmp"
+        touch "$set.tmp/.complete"
         mv "$set.tmp" "$set"
     fi
     echo "$set"
+}
+
+# What the Pulumi engine sees: engine-bin/ (for its PATH) holds the CLI, the language hosts and
+# kubectl but no resource provider, and pulumi-plugins/ is a plugin cache holding the Kubernetes
+# provider, installed from the local build as `pulumi plugin install --file` does. The engine then
+# loads the provider at the version the SDK asks for, as from a real install, instead of taking
+# whatever is on PATH (and warning about it in every update's output).
+engine_view() {
+    local set=$1 f
+    mkdir -p "$set/engine-bin"
+    for f in pulumi pulumi-language-yaml pulumi-resource-pulumi-python kubectl; do
+        [ -e "$set/bin/$f" ] && ln -s "$(readlink "$set/bin/$f")" "$set/engine-bin/$f"
+    done
+    if [ -e "$set/bin/pulumi" ] && [ -e "$set/bin/pulumi-resource-kubernetes" ]; then
+        say "installing pulumi-resource-kubernetes $K8S_PROVIDER_VERSION into the set's plugin cache"
+        PULUMI_HOME="$set/pulumi-home" PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true \
+            "$set/bin/pulumi" plugin install resource kubernetes "$K8S_PROVIDER_VERSION" \
+            --file "$set/bin/pulumi-resource-kubernetes" >&2
+        mv "$set/pulumi-home/plugins" "$set/pulumi-plugins"
+        rm -rf "$set/pulumi-home"
+    fi
 }
 
 main "$@"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from google.protobuf import empty_pb2, json_format, struct_pb2
+from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import (
     engine_pb2,
     engine_pb2_grpc,
@@ -55,7 +56,18 @@ def to_struct(props: Mapping[str, Any]) -> struct_pb2.Struct:
 
 
 def from_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
-    return json_format.MessageToDict(struct)
+    """The Struct as plain Python (numbers as floats, NaN and infinities included: the JSON
+    mapping refuses those, and a plugin may echo them back in Check's inputs)."""
+    return {key: _plain_value(value) for key, value in struct.fields.items()}
+
+
+def _plain_value(value: struct_pb2.Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return from_struct(value.struct_value)
+    if kind == "list_value":
+        return [_plain_value(item) for item in value.list_value.values]
+    return None if kind in (None, "null_value") else getattr(value, kind)
 
 
 def unwrap(value: Any) -> Any:
@@ -154,13 +166,15 @@ def _env() -> dict[str, str]:
 
 
 class Plugin:
-    """The plugin process started as the engine starts it, and a stub on the port it printed."""
+    """The plugin process started as the engine starts it, and a stub on the port it printed.
+    ``engine`` is anything with an ``address`` ("" for none); ``env`` is added to its environment."""
 
-    def __init__(self, engine: FakeEngine, command: list[str] | None = None) -> None:
-        argv = [*(command or [str(SCRIPT)]), engine.address]
+    def __init__(self, engine: Any, command: list[str] | None = None, env: Mapping[str, str] | None = None) -> None:
+        argv = [*(command or [str(SCRIPT)]), *([engine.address] if engine.address else [])]
         #: The plugin's stderr (a file: a pipe nobody reads would fill and block the plugin).
         self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed in close())
-        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, text=True, env=_env())
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
+                                        env={**_env(), **(env or {})})
         line = self.process.stdout.readline() if self.process.stdout else ""
         if not line.strip().isdigit():
             self.process.kill()
@@ -169,6 +183,20 @@ class Plugin:
         self.port = int(line)
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
         self.stub = provider_pb2_grpc.ResourceProviderStub(self.channel)
+
+    def stderr_text(self) -> str:
+        self.stderr.flush()
+        self.stderr.seek(0)
+        return self.stderr.read()
+
+    @property
+    def threads(self) -> int:
+        """The plugin process's thread count (Linux ``/proc``; 0 elsewhere)."""
+        return threads_of(self.process.pid)
+
+    def connections_to(self, port: int) -> int:
+        """The plugin's established TCP connections to ``port`` (Linux ``/proc``)."""
+        return connections_to(self.process.pid, port)
 
     def close(self) -> None:
         self.channel.close()
@@ -189,10 +217,12 @@ def running_plugin(engine: FakeEngine) -> Iterator[Plugin]:
 
 
 class CallFailed(Exception):
-    """A gRPC error from the plugin: ``message`` is what the engine would show the user."""
+    """A gRPC error from the plugin: ``message`` is what the engine would show the user, ``code``
+    the status code (the engine treats UNKNOWN and INTERNAL as "the resource's state is unknown")."""
 
     def __init__(self, error: grpc.RpcError) -> None:
         self.message = error.details() or ""
+        self.code: grpc.StatusCode = error.code()
         super().__init__(self.message)
 
 
@@ -222,14 +252,17 @@ class PluginDriver:
                                                                news=to_struct(news)))
         return response.changes == provider_pb2.DiffResponse.DIFF_SOME, list(response.replaces)
 
-    def create(self, props: Mapping[str, Any], preview: bool = False) -> tuple[str, dict[str, Any]]:
+    def create(self, props: Mapping[str, Any], preview: bool = False, timeout: float = 0.0) -> tuple[str, dict[str, Any]]:
+        """``timeout`` is the engine's per-operation timeout (``customTimeouts.create``; 0: none)."""
         response = self._call("Create", provider_pb2.CreateRequest(urn=self.urn, properties=to_struct(props),
-                                                                   preview=preview))
+                                                                   preview=preview, timeout=timeout))
         return response.id, from_struct(response.properties)
 
-    def update(self, olds: Mapping[str, Any], news: Mapping[str, Any], preview: bool = False) -> dict[str, Any]:
+    def update(self, olds: Mapping[str, Any], news: Mapping[str, Any], preview: bool = False,
+               timeout: float = 0.0) -> dict[str, Any]:
         response = self._call("Update", provider_pb2.UpdateRequest(
-            id="team-a/llm", urn=self.urn, olds=to_struct(olds), news=to_struct(news), preview=preview))
+            id="team-a/llm", urn=self.urn, olds=to_struct(olds), news=to_struct(news), preview=preview,
+            timeout=timeout))
         return from_struct(response.properties)
 
     def read(self, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -239,6 +272,78 @@ class PluginDriver:
 
     def delete(self, props: Mapping[str, Any]) -> None:
         self._call("Delete", provider_pb2.DeleteRequest(id="team-a/llm", urn=self.urn, properties=to_struct(props)))
+
+
+# --- engines that misbehave, and what the plugin process holds ----------------------------------
+
+class _StalledLog(engine_pb2_grpc.EngineServicer):
+    def __init__(self, release: threading.Event) -> None:
+        self.release = release
+        self.calls = 0
+
+    def Log(self, request: engine_pb2.LogRequest, context: Any) -> empty_pb2.Empty:
+        self.calls += 1
+        self.release.wait(600)
+        return empty_pb2.Empty()
+
+
+class StalledEngine:
+    """An engine whose ``Log`` never returns (until :meth:`stop`)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.servicer = _StalledLog(self.release)
+        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
+        engine_pb2_grpc.add_EngineServicer_to_server(self.servicer, self._server)
+        self.address = f"127.0.0.1:{self._server.add_insecure_port('127.0.0.1:0')}"
+        self._server.start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self._server.stop(grace=None)
+
+
+class SilentEngine:
+    """An address that accepts TCP connections and never says a word (not even HTTP/2's preface)."""
+
+    def __init__(self) -> None:
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen(0)
+        self.address = f"127.0.0.1:{self._socket.getsockname()[1]}"
+
+    def stop(self) -> None:
+        self._socket.close()
+
+
+def threads_of(pid: int) -> int:
+    """``pid``'s thread count (0 when ``/proc`` cannot tell)."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    return 0
+
+
+def connections_to(pid: int, port: int) -> int:
+    """``pid``'s established TCP connections to ``port`` (from ``/proc``: its socket inodes, then
+    the kernel's TCP tables)."""
+    inodes = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                parts = line.split()
+                remote, state, inode = parts[2], parts[3], parts[9]
+                if state == "01" and inode in inodes and int(remote.rsplit(":", 1)[1], 16) == port:
+                    count += 1
+    return count
 
 
 #: How the engine starts the dynamic-provider host (the SDK's own, four worker threads).

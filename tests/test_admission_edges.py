@@ -127,3 +127,12 @@ def test_a_bool_where_an_int32_belongs_does_not_decode() -> None:
     assert errors == ["spec.providerOverride.value: Invalid value: null: does not match the registered PodCliqueSet "
                       "schema: json: cannot unmarshal bool into Go struct field PodCliqueSetSpec.spec.replicas of "
                       "type int32"]
+
+
+def test_a_defaulted_minimum_says_it_was_not_written() -> None:
+    """Issue 23: ``replicas: -2`` also breaks the rule against the minAvailable the defaulting
+    webhook filled in; the API server's line stays, our fix says the field is not the user's."""
+    [error] = replica_cel_beside_schema(_dgd(-2), _refused("spec.components[0].replicas"))
+    assert "minAvailable is not in your file" in error.fix and "replicas of -2" in error.fix
+    [written] = replica_cel_beside_schema(_dgd(-2, minAvailable=1), _refused("spec.components[0].replicas"))
+    assert written.fix == ""

@@ -69,7 +69,7 @@ def test_validate_github_prints_one_annotation_per_error_at_its_line(
     assert line.startswith(f"::error file={bad},line=17,col=7,title=DynamoGraphDeployment \"beta\"::")
     assert line.endswith("spec.components[1].replicas: Invalid value: -2: spec.components[1].replicas in body "
                          "should be greater than or equal to 0")
-    assert cel.endswith("minAvailable must be less than or equal to replicas unless replicas is 0")
+    assert "minAvailable must be less than or equal to replicas unless replicas is 0; minAvailable is not in your file" in cel
 
 
 def test_a_bad_platform_file_is_reported_in_the_chosen_format_at_its_line(
@@ -167,7 +167,8 @@ def test_validate_json_fills_the_operation_of_a_graph_refused_while_loading_and_
         (error,) = report["errors"]
         assert error == {
             "type": "Invalid value", "path": "spec.components[1].replica", "line": 17, "column": 7,
-            "message": 'unknown field "spec.components[1].replica" (did you mean "replicas"?)',
+            # kubectl's words in message, the nearest name (our advice) apart in fix
+            "message": 'unknown field "spec.components[1].replica"', "fix": 'did you mean "replicas"?',
         }
         assert None not in report.values() and None not in error.values()
 

@@ -93,7 +93,9 @@ def test_diff_prints_one_line_per_changed_object_and_the_reason(tmp_path, capsys
     assert any(h.startswith("+- replace  kubernetes:apps/v1:Deployment ns1/vllm-agg-vllmworker") for h in heads)
     assert "reason: metadata.name changes" in out
     assert "spec.replicas: 1 => 2" in out
-    assert "Resources: 0 to create, 1 to update, 2 to replace, 0 to delete" in out
+    # the readiness resource watches the new worker: updated, so `pulumi up` waits for it again
+    assert any(h.startswith("~  update   pulumi-python:dynamic/dynamo:GraphReadiness ns1/vllm-agg") for h in heads)
+    assert "Resources: 0 to create, 2 to update, 2 to replace, 0 to delete" in out
 
 
 def test_preview_as_a_subprocess_exits_cleanly_with_empty_stderr():

@@ -216,7 +216,8 @@ def test_the_gpu_delta_is_printed_beside_the_workload_that_makes_it(tmp_path, ca
     head = lines.index("~  update   kubernetes:apps/v1:Deployment default/vllm-disagg-decode (vllm-disagg-decode-afa19a5d)")
     assert lines[head + 1] == "      GPUs: +8 nvidia.com/gpu (NVIDIA-H100-80GB-HBM3) on decode: replicas 2 => 4"
     _, out, _ = run_cli(capsys, "diff", *files, "-o", "json")
-    (decode,) = json.loads(out)["changes"]
+    decode, readiness = json.loads(out)["changes"]
+    assert readiness["type"] == "pulumi-python:dynamic/dynamo:GraphReadiness" and "gpus" not in readiness
     assert decode["gpus"] == [{"component": "decode", "before": 8, "after": 16, "delta": 8, "resource": "nvidia.com/gpu",
                                "product": "NVIDIA-H100-80GB-HBM3", "cause": "replicas 2 => 4"}]
     _, out, _ = run_cli(capsys, "diff", *files, "--mode", "operator")

@@ -141,14 +141,14 @@ def test_json_has_every_field_filled_or_absent():
     delta = GpuDelta((ComponentGpus("decode", 8, 16, "nvidia.com/gpu", H100, "replicas 2 => 4"),
                       ComponentGpus("Frontend", 0, 0)))
     assert delta.as_json() == {
-        "before": 8, "after": 16, "delta": 8,
+        "before": 8, "after": 16, "delta": 8, "partial": False,
         "components": [
             {"component": "decode", "before": 8, "after": 16, "delta": 8, "resource": "nvidia.com/gpu",
              "product": H100, "cause": "replicas 2 => 4"},
             {"component": "Frontend", "before": 0, "after": 0, "delta": 0, "resource": "nvidia.com/gpu"},
         ],
     }
-    assert delta.requested_json() == {"total": 16, "components": [
+    assert delta.requested_json() == {"total": 16, "partial": False, "components": [
         {"component": "decode", "gpus": 16, "resource": "nvidia.com/gpu", "product": H100},
         {"component": "Frontend", "gpus": 0, "resource": "nvidia.com/gpu"},
     ]}

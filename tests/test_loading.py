@@ -222,7 +222,7 @@ def test_alpha_extra_pod_spec_is_checked_against_the_pod_spec_schema() -> None:
 def test_alpha_main_container_needs_no_name_and_unknown_fields_are_errors() -> None:
     with pytest.raises(GraphValidationError) as info:
         load_graph(ALPHA_DGD.replace("          image:", "          imagee: x\n          image:"))
-    assert [str(e) for e in info.value.errors] == [
+    assert [e.message for e in info.value.errors] == [
         'unknown field "spec.services.Worker.extraPodSpec.mainContainer.imagee" (did you mean "image"?)'
     ]
     bad = ALPHA_DGD.replace("          image:", "          imagePullPolicy: 3\n          image:")

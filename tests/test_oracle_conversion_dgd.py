@@ -70,3 +70,31 @@ def test_nil_service_beside_a_service_with_saved_fields() -> None:
     """TestDGD_SpokeSaveCarriesNilServicesSparsely's payload merged with another service's save."""
     src = _alpha({"ghost": None, "worker": {"componentType": "worker", "dynamoNamespace": "legacy"}})
     assert _payload(src) == {"services": {"ghost": None, "worker": {"dynamoNamespace": "legacy"}}}
+
+
+NIL_SERVICE_FILE = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: nil-service-save, namespace: ns}
+spec:
+  services:
+    nil-service: null
+    worker:
+      componentType: worker
+      extraPodSpec: {mainContainer: {image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1, command: [python3, -m, dynamo.vllm]}}
+"""
+
+
+def test_nil_service_of_a_file_reaches_the_payload_operator_mode_sends() -> None:
+    """TestDGD_SpokeSaveCarriesNilServicesSparsely through loading and operator mode: a null
+    entry written in the file is converted as the webhook's ConvertTo sees it, and the custom
+    resource we apply carries ``{"services": {"nil-service": null}}`` (it used to be pruned before
+    conversion, so nothing was sent)."""
+    from dynamo_pulumi.planning.operator_mode import custom_resource_document
+    from dynamo_pulumi.planning.plan import plan_graph
+
+    plan = plan_graph(NIL_SERVICE_FILE, mode="operator")
+    assert [c.name for c in plan.graph.components] == ["worker"]
+    sent = custom_resource_document(plan)
+    assert sent["apiVersion"] == "nvidia.com/v1beta1"
+    assert json.loads(sent["metadata"]["annotations"][DGD_SPEC])["spec"] == {"services": {"nil-service": None}}

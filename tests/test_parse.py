@@ -195,7 +195,8 @@ def test_pod_template_spec_without_containers_is_required_value() -> None:
 def test_unknown_field_inside_a_pod_template_is_an_error_with_the_nearest_name() -> None:
     # kubectl apply's strict field validation refuses it (issue 10: it used to be kept silently).
     err = only_error(with_pod_spec({"containers": [{"name": "main", "imagee": "x"}]}))
-    assert str(err) == f'unknown field "{POD}.containers[0].imagee" (did you mean "image"?)'
+    assert err.message == f'unknown field "{POD}.containers[0].imagee" (did you mean "image"?)'
+    assert (str(err), err.advice) == (f'unknown field "{POD}.containers[0].imagee"', 'did you mean "image"?')
 
 
 def test_string_container_port_is_a_type_error() -> None:
@@ -205,7 +206,7 @@ def test_string_container_port_is_a_type_error() -> None:
 
 def test_unparsable_resource_quantity_must_match_the_quantity_pattern() -> None:
     err = only_error(with_pod_spec({"containers": [{"name": "main", "resources": {"limits": {"cpu": "lots"}}}]}))
-    assert err.path == f"{POD}.containers[0].resources.limits.cpu"
+    assert err.path == f"{POD}.containers[0].resources.limits[cpu]"  # the key, as other resource errors name it
     assert err.detail.startswith(f"{POD}.containers[0].resources.limits.cpu in body should match '^(\\+|-)?")
 
 
@@ -242,4 +243,4 @@ def test_graph_env_entries_are_env_vars() -> None:
     assert str(err) == "spec.env[0].name: Required value"
     # Strict decoding: an unknown field is reported alone, before the schema's Required value.
     err = only_error(dgd({"env": [{"valu": "1"}]}))
-    assert str(err) == 'unknown field "spec.env[0].valu" (did you mean "value"?)'
+    assert err.message == 'unknown field "spec.env[0].valu" (did you mean "value"?)'

@@ -3,8 +3,8 @@
 No Pulumi CLI here, so the YAML program's ``graph`` resource is played as the engine would:
 its properties (``fn::readFile`` resolved) go to the plugin's ``Construct``, and what it
 registers must be what the Python component registers for the same graph. The TypeScript
-program is checked for the same graph, type and arguments; both run for real in the marked
-end-to-end suite (``tests/e2e/test_kind_plugin.py``).
+program is checked for the same graph, type and arguments; both run for real, through the real
+engine on the local cluster, in ``tests/e2e/test_engine_plugin_languages.py``.
 """
 
 from __future__ import annotations
@@ -29,13 +29,15 @@ def _yaml_program() -> dict:
     return yaml.safe_load((YAML_PROGRAM / "Pulumi.yaml").read_text())
 
 
-def _resolved(value, namespace: str):
-    """The engine's view of a property: ``fn::readFile`` read, ``${namespace}`` substituted."""
+def _resolved(value, config: dict[str, str]):
+    """The engine's view of a property: ``fn::readFile`` read, ``${key}`` of a config key substituted."""
     if isinstance(value, dict) and set(value) == {"fn::readFile"}:
         return (YAML_PROGRAM / value["fn::readFile"]).read_text()
     if isinstance(value, dict):
-        return {k: _resolved(v, namespace) for k, v in value.items()}
-    return namespace if value == "${namespace}" else value
+        return {k: _resolved(v, config) for k, v in value.items()}
+    if isinstance(value, str) and value.startswith("${") and value.endswith("}") and value[2:-1] in config:
+        return config[value[2:-1]]
+    return value
 
 
 def test_both_examples_use_the_aggregated_vllm_graph():
@@ -49,7 +51,8 @@ def test_the_yaml_program_constructs_what_the_python_component_registers():
     graph = program["resources"]["graph"]
     assert graph["type"] == "dynamo:index:DynamoGraphDeployment"
     assert set(graph["properties"]) <= set(package_schema()["resources"][graph["type"]]["inputProperties"])
-    inputs = _resolved(graph["properties"], program["config"]["namespace"]["default"])
+    inputs = _resolved(graph["properties"], {key: c["default"] for key, c in program["config"].items()})
+    assert inputs["readiness"] == {"timeout": "45m"} and inputs["namespace"] == "dynamo"
     engine = FakeEngine().start()
     plugin = Plugin(engine)
     try:
@@ -73,6 +76,7 @@ def test_the_programs_find_the_plugin_the_way_the_readme_says():
 def test_the_typescript_program_passes_the_schema_arguments():
     source = (TS_PROGRAM / "index.ts").read_text()
     assert 'new dynamo.DynamoGraphDeployment("vllm-agg"' in source and '"graph.yaml"' in source
+    assert 'config.get("readinessTimeout") ?? "45m"' in source
     inputs = package_schema()["resources"]["dynamo:index:DynamoGraphDeployment"]["inputProperties"]
     for argument in ("spec", "namespace", "readiness"):
         assert f"{argument}" in source and argument in inputs

@@ -74,6 +74,29 @@ def test_cluster_contract(driver, server, check):
     check(driver, server)
 
 
+#: The readiness resource a component (``Construct``) creates: the engine prefixes its parent's
+#: type chain, and sends this URN to every verb (a top-level URN was all the tests above used).
+NESTED_URN = READINESS_URN.replace("::dynamo:index:GraphReadiness::",
+                                   "::dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::")
+
+
+@pytest.fixture
+def component_child(plugin):
+    driver = PluginDriver(plugin, urn=NESTED_URN)
+    driver.configure({})
+    return driver
+
+
+@pytest.mark.parametrize("check", contract.PURE, ids=lambda f: f.__name__)
+def test_pure_contract_for_a_components_readiness_resource(component_child, check):
+    check(component_child)
+
+
+@pytest.mark.parametrize("check", contract.WITH_CLUSTER, ids=lambda f: f.__name__)
+def test_cluster_contract_for_a_components_readiness_resource(component_child, server, check):
+    check(component_child, server)
+
+
 # --- what the engine asks first ----------------------------------------------------------------
 
 def test_plugin_info_is_the_package_version(plugin):

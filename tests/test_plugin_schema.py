@@ -86,3 +86,12 @@ def test_the_plugin_tokens_are_the_python_components_types():
     from dynamo_pulumi.resources.readiness_plugin import TYPE
 
     assert (tokens.DGD_TYPE, tokens.DCD_TYPE, tokens.READINESS_TYPE) == (components.DGD_TYPE, components.DCD_TYPE, TYPE)
+
+
+def test_the_go_sdk_has_a_module_path_the_readme_names() -> None:
+    """Issue 23: the README's Go step named no module path and the schema had no ``language.go``."""
+    go = package_schema()["language"]["go"]
+    assert go["importBasePath"] == f"{go['modulePath']}/dynamo"
+    readme = (REPO / "README.md").read_text()
+    assert f"-replace={go['modulePath']}=./sdks/go" in readme and f"import `{go['importBasePath']}`" in readme
+    assert '"@pulumi/dynamo": "file:sdks/nodejs"' in readme  # where gen-sdk --language nodejs writes it

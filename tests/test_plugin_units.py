@@ -15,11 +15,14 @@ from dynamo_pulumi.cluster import aio
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.plugin import components, values
-from dynamo_pulumi.plugin.provider import DynamoProvider, _setting
+from dynamo_pulumi.plugin.engine_log import Line
+from dynamo_pulumi.plugin.provider import DynamoProvider, _resource_type, _setting
 from dynamo_pulumi.plugin.readiness import PREVIEWED, ReadinessFailure
 from dynamo_pulumi.sources import SourceText
 
 URN = "urn:pulumi:dev::proj::dynamo:index:GraphReadiness::team-a/llm"
+#: The readiness resource a component creates: the engine prefixes the parent's type chain.
+NESTED_URN = "urn:pulumi:dev::proj::dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::team-a/llm"
 
 
 # --- wire values -------------------------------------------------------------------------------
@@ -133,6 +136,47 @@ def test_configure_keeps_the_connection_for_the_readiness_resource():
     assert provider.connection == (None, None)
 
 
+@pytest.mark.parametrize(("urn", "own_type"), [
+    (URN, "dynamo:index:GraphReadiness"),
+    (NESTED_URN, "dynamo:index:GraphReadiness"),
+    # a component inside a component (a YAML or TypeScript program's own component as the parent)
+    ("urn:pulumi:dev::proj::my:app:Stack$dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::g",
+     "dynamo:index:GraphReadiness"),
+    # names may hold "::" (the engine reads the name as everything after the third delimiter)
+    ("urn:pulumi:dev::proj::dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::a::b", "dynamo:index:GraphReadiness"),
+    ("urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev", "pulumi:pulumi:Stack"),
+    ("urn:pulumi:dev::proj::dynamo:index:GraphReadiness", ""),  # no name part: not a resource URN
+    ("", ""),
+])
+def test_the_resource_type_is_the_last_segment_of_the_urns_type_chain(urn, own_type):
+    assert _resource_type(urn) == own_type
+
+
+def test_a_component_child_readiness_resource_is_served_and_other_nested_types_refused():
+    provider = DynamoProvider("1.0.0", None)
+    assert provider._custom(NESTED_URN) is provider._custom(URN)
+    other = "urn:pulumi:dev::proj::dynamo:index:DynamoGraphDeployment$dynamo:index:Other::x"
+    with pytest.raises(InputError, match=r"^the dynamo provider has no custom resource 'dynamo:index:Other'$"):
+        provider._custom(other)
+
+
+@pytest.mark.parametrize("verb", ["check", "diff", "create", "read", "update", "delete"])
+def test_every_verb_routes_a_component_child_to_the_readiness_resource(verb, monkeypatch):
+    from dynamo_pulumi.plugin.readiness import ReadinessResource
+
+    seen: list[str] = []
+
+    async def answer(self, request):
+        seen.append(request.urn)
+        return verb
+
+    monkeypatch.setattr(ReadinessResource, verb, answer)
+    provider = DynamoProvider("1.0.0", None)
+    request = type("Request", (), {"urn": NESTED_URN})()
+    assert asyncio.run(getattr(provider, verb)(request)) == (None if verb == "delete" else verb)
+    assert seen == [NESTED_URN]
+
+
 def test_a_resource_connection_wins_over_the_providers():
     connection = aio.ProviderConnection("provider-kc", "provider-ctx")
     assert connection.applied_to({"graph": "g"}) == {"graph": "g", "kubeconfig": "provider-kc", "context": "provider-ctx"}
@@ -177,10 +221,13 @@ def test_create_waits_through_the_pool_and_logs_progress(server):
     lines: list[tuple[str, str, bool]] = []
     provider = DynamoProvider("1.0.0", None)
 
-    async def log(message, urn="", *, severity=0, ephemeral=False):
+    def send(message, urn="", *, severity=0, ephemeral=False):
         lines.append((urn, message, ephemeral))
+        line = Line(message, urn, severity, ephemeral)
+        line.sent.set()
+        return line
 
-    provider.log.log = log  # type: ignore[method-assign]
+    provider.log.send = send  # type: ignore[method-assign]
     response = asyncio.run(_resource(provider).create(
         sdk.CreateRequest(URN, values.wire_map(contract.props(server)), 0, False)))
     assert response.resource_id == "team-a/llm"
@@ -301,3 +348,70 @@ def test_build_adopt_imports_the_existing_custom_resource():
 
     assert imported(True) == "default/vllm-agg"
     assert imported(None) == "" and imported(False) == ""
+
+
+# --- the engine log: best effort, bounded ------------------------------------------------------
+
+class _NeverAnswers:
+    """An engine stub whose ``Log`` never returns (a stalled engine), counting the calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def Log(self, request, timeout=None):
+        self.calls += 1
+        await asyncio.sleep(timeout if timeout is not None else 3600)
+        raise TimeoutError
+
+
+def test_a_full_queue_drops_lines_and_counts_them_and_a_drain_is_bounded():
+    import io
+    import time
+
+    from dynamo_pulumi.plugin import engine_log
+
+    async def scenario() -> tuple[engine_log.EngineLog, float, float]:
+        log = engine_log.EngineLog("127.0.0.1:1", stderr=io.StringIO())
+        log._stub = _NeverAnswers()
+        lines = [log.send(f"line {i}", "urn") for i in range(engine_log.QUEUE_LINES + 10)]
+        began = time.monotonic()
+        await engine_log.settle_lines(lines)
+        drained = time.monotonic() - began
+        began = time.monotonic()
+        await log.log("a warning", "urn", severity=engine_log.WARNING)
+        logged = time.monotonic() - began
+        return log, drained, logged
+
+    log, drained, logged = asyncio.run(asyncio.wait_for(scenario(), 10))  # an unbounded drain fails here, not hangs
+    assert log.dropped == 10  # the queue's worth kept, the rest dropped (the warning took the place of the one in flight)
+    # bounded (an unbounded drain would wait for 1010 one-second timeouts); slack for a loaded machine
+    assert drained < engine_log.DRAIN_SECONDS + 1.0 and logged < engine_log.DRAIN_SECONDS + 1.0
+    log.report()
+    assert log.stderr.getvalue().endswith(  # type: ignore[attr-defined]
+        "dynamo: 10 log lines dropped (the engine's queue was full), 0 not delivered to the engine in 1s "
+        "(written here instead)\n")
+
+
+def test_a_line_the_engine_did_not_take_in_time_goes_to_stderr_and_is_counted():
+    import io
+
+    from dynamo_pulumi.plugin import engine_log
+
+    async def scenario() -> engine_log.EngineLog:
+        log = engine_log.EngineLog("127.0.0.1:1", stderr=io.StringIO())
+        log._stub = _NeverAnswers()
+        line = log.send("progress", "urn", ephemeral=True)
+        await asyncio.wait_for(line.sent.wait(), engine_log.LOG_SECONDS + 1)
+        return log
+
+    log = asyncio.run(scenario())
+    assert log.undelivered == 1 and log.stderr.getvalue() == "progress\n"  # type: ignore[attr-defined]
+
+
+def test_the_deadline_is_the_shorter_one_and_names_both():
+    from dynamo_pulumi.plugin.readiness import deadline_of
+
+    assert deadline_of(30.0, 0.0, "create") == (30.0, "")
+    assert deadline_of(30.0, 10.0, "create") == (10.0, "customTimeouts.create 10s, before timeout_seconds 30s")
+    assert deadline_of(30.0, 600.0, "update") == (30.0, "timeout_seconds; customTimeouts.update 10m0s")
+    assert deadline_of(30.0, float("nan"), "create") == (30.0, "")

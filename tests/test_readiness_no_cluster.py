@@ -30,8 +30,10 @@ def no_cluster(monkeypatch) -> list[str]:
             raise AssertionError(f"{what}: the cluster was contacted")
         return refused
 
-    monkeypatch.setattr("dynamo_pulumi.cluster.connection.api_client", refuse("connection.api_client"))
+    # session first: importing it while connection.api_client is patched would bind the patch into
+    # session for good (monkeypatch then restores session's name to the patch, failing later tests)
     monkeypatch.setattr("dynamo_pulumi.cluster.session.api_client", refuse("session.api_client"))
+    monkeypatch.setattr("dynamo_pulumi.cluster.connection.api_client", refuse("connection.api_client"))
     monkeypatch.setattr(kubernetes.client.ApiClient, "__init__", refuse("kubernetes ApiClient"))
     return attempts
 

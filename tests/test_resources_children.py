@@ -109,7 +109,12 @@ def test_two_graphs_in_one_namespace_co_own_the_shared_planner_rbac_through_patc
         "second:team/planner-serviceaccount",
     ]
     assert {r.object_name for r in patches} == {"planner-serviceaccount"}
-    managers = {r.inputs["metadata"]["annotations"]["pulumi.com/patchFieldManager"] for r in patches}
-    assert managers == {"dynamo-pulumi-first", "dynamo-pulumi-second"}
+    # Co-ownership under server-side apply holds only while both graphs apply the same values:
+    # anything graph-specific in the object (a `pulumi.com/patchFieldManager` annotation naming the
+    # graph, as before) is a field conflict on the real API server (tests/e2e/test_engine_diff.py).
+    for token in ("kubernetes:core/v1:ServiceAccountPatch", "kubernetes:rbac.authorization.k8s.io/v1:RoleBindingPatch"):
+        first, second = (r.inputs for r in rec.by_type(token))
+        assert first == second, token
+        assert not any(key.startswith("pulumi.com/") for key in (first["metadata"].get("annotations") or {}))
     assert rec.by_type("kubernetes:core/v1:ServiceAccount") != []  # the graphs' own discovery SAs
     assert all(r.name.endswith("k8s-service-discovery") for r in rec.by_type("kubernetes:core/v1:ServiceAccount"))

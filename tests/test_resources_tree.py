@@ -258,6 +258,19 @@ def test_depends_on_of_the_graph_reaches_every_object():
     assert objects and all(ns_urn in r.dependencies for r in objects)
 
 
+
+def test_workloads_are_created_after_the_service_account_and_rbac_their_pods_use():
+    """Found with the real engine (tests/e2e/test_engine_failure.py): a worker Deployment created
+    before its ServiceAccount leaves a FailedCreate warning and delays the pods."""
+    rec, _ = _run()
+    support = {r.urn for r in rec.resources if r.type in (
+        "kubernetes:core/v1:ServiceAccount", "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")}
+    assert len(support) == 2
+    for workload in rec.by_type("kubernetes:apps/v1:Deployment"):
+        assert support <= set(workload.dependencies), workload.name
+    graph_level = [r for r in rec.resources if r.urn in support]
+    assert all(not (set(r.dependencies) & support) for r in graph_level)  # no cycle: they wait for nothing
+
 DCD_DOC = {
     "apiVersion": "nvidia.com/v1beta1",
     "kind": "DynamoComponentDeployment",

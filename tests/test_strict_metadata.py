@@ -26,7 +26,7 @@ def test_misspelt_metadata_fields_are_refused_with_the_nearest_name(tmp_path, ca
 def test_alpha_metadata_is_strict_too() -> None:
     with pytest.raises(GraphValidationError) as caught:
         load_graph(ALPHA.replace("  name: alpha\n", "  name: alpha\n  namepsace: x\n"))
-    assert [str(e) for e in caught.value.errors] == ['unknown field "metadata.namepsace" (did you mean "namespace"?)']
+    assert [e.message for e in caught.value.errors] == ['unknown field "metadata.namepsace" (did you mean "namespace"?)']
 
 
 def test_every_object_meta_field_is_accepted() -> None:
@@ -39,7 +39,7 @@ def test_every_object_meta_field_is_accepted() -> None:
 def test_unknown_fields_elsewhere_suggest_the_nearest_name() -> None:
     with pytest.raises(GraphValidationError) as caught:
         load_graph(BETA.replace("      replicas: 2", "      replicaz: 2"))
-    assert [str(e) for e in caught.value.errors] == [
+    assert [e.message for e in caught.value.errors] == [
         'unknown field "spec.components[1].replicaz" (did you mean "replicas"?)']
 
 

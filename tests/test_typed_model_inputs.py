@@ -187,7 +187,7 @@ def test_loading_a_wire_graph_suggests_the_nearest_field_at_any_depth() -> None:
     doc["spec"]["backendFramwork"] = "vllm"
     with pytest.raises(GraphValidationError) as info:
         load_graph(doc)
-    assert sorted(str(e) for e in info.value.errors) == [
+    assert sorted(e.message for e in info.value.errors) == [
         'unknown field "spec.backendFramwork" (did you mean "backendFramework"?)',
         'unknown field "spec.components[1].multinode.nodecount" (did you mean "nodeCount"?)',
         'unknown field "spec.components[1].replica" (did you mean "replicas"?)',

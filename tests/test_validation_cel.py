@@ -332,3 +332,13 @@ def test_alpha_source_still_rejects_restart_on_create() -> None:
             "spec.restart must be unset on create; set spec.restart.id after creation to request a restart",
         )
     ]
+
+
+def test_identical_names_are_said_to_be_the_duplicate_above() -> None:
+    """Issue 23: the second line of a duplicate name (the case rule's ``Invalid value: "array"``,
+    which the API server prints too) names the names and points at the Duplicate value."""
+    errors = validate_graph_cel(graph(component("w"), component("w")))
+    assert errors[1] == cel("spec.components", "array", "component names must be unique case-insensitively")
+    assert errors[1].fix == 'the same names as the Duplicate value above ("w"): rename one of each'
+    [case] = validate_graph_cel(graph(component("Worker"), component("worker")))
+    assert case.fix == 'these names differ only in case: "Worker", "worker"; rename one of each'

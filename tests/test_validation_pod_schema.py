@@ -61,7 +61,7 @@ C0 = f"{SPEC}.containers[0]"
 
 
 def check(tpl: Any, path: str = TPL) -> list[str]:
-    return [str(e) for e in pod_template_errors(tpl, path)]
+    return [e.message for e in pod_template_errors(tpl, path)]
 
 
 def type_error(path: str, got: str, expected: str) -> str:
@@ -307,10 +307,14 @@ def test_quantities_accept_integers_and_quantity_strings() -> None:
 
 
 def test_bad_quantity_string_is_rejected_with_the_crd_pattern() -> None:
-    where = f"{C0}.resources.limits.memory"
-    assert check(template(main(resources={"limits": {"memory": "8GB"}}))) == [
-        f"{where}: Invalid value: \"8GB\": {where} in body should match '{QUANTITY_PATTERN}'"
-    ]
+    """kube-openapi's words (the JSON message) keep the pattern; the error sits at the resource's
+    key, ``limits[memory]`` as every other resource error names it, and the text says what a
+    quantity is instead of printing the pattern (issue 23, item 6)."""
+    where, keyed = f"{C0}.resources.limits.memory", f"{C0}.resources.limits[memory]"
+    [error] = pod_template_errors(template(main(resources={"limits": {"memory": "8GB"}})), TPL)
+    assert str(error) == f"{keyed}: Invalid value: \"8GB\": {where} in body should match '{QUANTITY_PATTERN}'"
+    assert error.message == (f'{keyed}: Invalid value: "8GB": is not a quantity; write a number with an optional '
+                             'suffix, such as "2", "500m" or "8Gi" (GPUs: a whole number)')
 
 
 def test_fractional_number_quantity_is_rejected_as_the_crd_does() -> None:
@@ -551,7 +555,8 @@ def test_alpha_positions_report_alpha_paths() -> None:
         type_error("spec.envs[0].value", "integer", "string"),
         f"{svc}.extraPodSpec.containers[0].name: Required value",
         type_error(f"{svc}.extraPodSpec.nodeSelector", "string", "object"),
-        f"{mem}: Invalid value: \"8GB\": {mem} in body should match '{QUANTITY_PATTERN}'",
+        f"{mem.replace('limits.memory', 'limits[memory]')}: Invalid value: \"8GB\": {mem} in body should match "
+        f"'{QUANTITY_PATTERN}'",
         type_error(f"{svc}.livenessProbe.periodSeconds", "string", "integer"),
         f"{svc}.envs[0].name: Required value",
         type_error(f"{svc}.frontendSidecar.envs[0].name", "integer", "string"),

@@ -56,7 +56,17 @@ def _b64(path: str) -> str:
     return base64.b64encode(Path(path).read_bytes()).decode()
 
 
-def _start(tmp_path: Path, server: ReplayServer, kubeconfig: str, timeout: str) -> tuple[subprocess.Popen[str], Path]:
+#: ``-c`` code that runs the CLI as ``python -m dynamo_pulumi`` does, after a prelude.
+CLI = "import sys\nfrom dynamo_pulumi.cli import main\nsys.argv[0] = 'dynamo-pulumi'\nsys.exit(main())\n"
+#: A prelude that makes the waiter's judgement raise: a bug of ours, in the middle of a wait.
+BUG = ("from dynamo_pulumi.cluster import waiter\n"
+       "def evaluate(self):\n"
+       "    raise RuntimeError('a bug')\n"
+       "waiter.Waiter.evaluate = evaluate\n")
+
+
+def _start(tmp_path: Path, server: ReplayServer, kubeconfig: str, timeout: str,
+           prelude: str = "") -> tuple[subprocess.Popen[str], Path]:
     private = tmp_path / "tmp"
     private.mkdir()
     graph = tmp_path / "graph.yaml"
@@ -64,7 +74,7 @@ def _start(tmp_path: Path, server: ReplayServer, kubeconfig: str, timeout: str) 
     config = tmp_path / "kubeconfig"
     config.write_text(kubeconfig)
     env = {**os.environ, "TMPDIR": str(private), "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, "-m", "dynamo_pulumi", "wait", str(graph), "--kubeconfig", str(config),
+    child = subprocess.Popen([sys.executable, "-c", prelude + CLI, "wait", str(graph), "--kubeconfig", str(config),
                               "--timeout", timeout], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return child, private
 
@@ -85,8 +95,11 @@ def test_a_signal_ends_the_wait_with_no_credential_file_left(tmp_path, tls_serve
     child, private = _start(tmp_path, tls_server, tls_server.kubeconfig(user=user), "60s")
     try:
         assert _first_line(child).startswith("DynamoGraphDeployment team-a/llm: ")
-        decoded = sorted(p.name for p in private.iterdir())
-        assert len(decoded) == 2  # the client wrote the decoded certificate and key
+        (folder,) = private.iterdir()  # one private directory, the decoded certificate and key in it
+        assert folder.name.startswith("dynamo-pulumi-credentials-") and folder.stat().st_mode & 0o777 == 0o700
+        decoded = sorted(folder.iterdir())
+        assert sorted(p.suffix for p in decoded) == [".crt", ".key"]
+        assert all(p.stat().st_mode & 0o777 == 0o600 for p in decoded)
         child.send_signal(signum)
         sent = time.monotonic()
         child.wait(timeout=20)
@@ -95,6 +108,29 @@ def test_a_signal_ends_the_wait_with_no_credential_file_left(tmp_path, tls_serve
         child.kill()
         child.communicate()
     assert child.returncode == code
+    assert list(private.iterdir()) == []
+
+
+def _client_kubeconfig(server: ReplayServer, certificate: tuple[str, str]) -> str:
+    cert, key = certificate
+    return server.kubeconfig(user={"client-certificate-data": _b64(cert), "client-key-data": _b64(key)})
+
+
+def test_a_wait_that_succeeds_leaves_no_credential_file(tmp_path, tls_server, certificate):
+    _ready_graph(tls_server)
+    tls_server.on_list(POD, NS, listing([]))
+    child, private = _start(tmp_path, tls_server, _client_kubeconfig(tls_server, certificate), "60s")
+    _out, err = child.communicate(timeout=START_SECONDS + 60)
+    assert child.returncode == 0, err
+    assert list(private.iterdir()) == []
+
+
+def test_a_bug_in_the_middle_of_a_wait_leaves_no_credential_file(tmp_path, tls_server, certificate):
+    _ready_graph(tls_server, decode_ready=0)
+    tls_server.on_list(POD, NS, listing([]))
+    child, private = _start(tmp_path, tls_server, _client_kubeconfig(tls_server, certificate), "60s", prelude=BUG)
+    _out, err = child.communicate(timeout=START_SECONDS + 60)
+    assert child.returncode == 1 and "RuntimeError: a bug" in err  # the traceback of our bug, for its report
     assert list(private.iterdir()) == []
 
 
@@ -115,7 +151,8 @@ def test_a_hung_server_ends_the_command_at_its_deadline_in_one_line(tmp_path, se
     _out, err = child.communicate(timeout=START_SECONDS + 60)
     ended = time.monotonic()
     assert child.returncode == 1
-    assert err == f"error: the API server at {server.url} did not answer in time\n"
+    assert err == (f"error: DynamoGraphDeployment team-a/llm not ready after 5s: the API server at {server.url} "
+                   "did not answer in time\n")
     assert ended - server.times[0] < 5 + 5
     assert len(server.log) <= 20 * (ended - server.times[0])
     assert server.requests_to(DEPLOYMENT.path(NS))

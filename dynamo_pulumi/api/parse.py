@@ -70,8 +70,18 @@ class UnknownFieldError(FieldError):
     suggestion: str = ""
 
     def __str__(self) -> str:
+        return f'unknown field "{self.path}"'
+
+    @property
+    def advice(self) -> str:
+        """The nearest declared name is our advice, not kubectl's words (JSON's ``fix``)."""
+        hint = f'did you mean "{self.suggestion}"?' if self.suggestion else ""
+        return "; ".join(part for part in (hint, self.fix) if part)
+
+    @property
+    def message(self) -> str:
         hint = f' (did you mean "{self.suggestion}"?)' if self.suggestion else ""
-        return f'unknown field "{self.path}"{hint}'
+        return f"{self}{hint}; {self.fix}" if self.fix else f"{self}{hint}"
 
 
 def unknown_field(path: str, suggestion: str = "") -> UnknownFieldError:

@@ -54,6 +54,7 @@ import copy
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path as FilePath
@@ -267,7 +268,7 @@ def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[Field
         pattern = next((s.get("pattern") for s in error.validator_value if "pattern" in s), None)
         if isinstance(value, str) and pattern is not None:
             if not contains_output_token(value):
-                yield invalid(path, value, f"{path} in body should match '{pattern}'")
+                yield _pattern_error(path, value, pattern)
         else:
             yield invalid(path, "", f'"{path}" must validate at least one schema (anyOf)')
             first = error.validator_value[0].get("type", "integer")  # kube-openapi: first branch
@@ -285,6 +286,23 @@ def _translate(error: jsonschema.ValidationError, prefix: str) -> Iterator[Field
             yield invalid(path, value, f"{path} in body should match '{error.validator_value}'")
     else:
         yield invalid(path, value, f"{path} in body {error.message}")
+
+
+#: A map key inside a resource list: ``limits.nvidia.com/gpu`` is the key ``nvidia.com/gpu``.
+_RESOURCE_KEY = re.compile(r"\.(limits|requests)\.(.+)$")
+QUANTITY_BRIEF = "is not a quantity"
+QUANTITY_FIX = 'write a number with an optional suffix, such as "2", "500m" or "8Gi" (GPUs: a whole number)'
+
+
+def _pattern_error(path: str, value: str, pattern: str) -> FieldError:
+    """kube-openapi's pattern error, in its words (JSON ``message``); a quantity's is at the
+    resource's key as ``limits[nvidia.com/gpu]`` (as every other error names it), and the text
+    output says "is not a quantity" with an example instead of printing the regular expression."""
+    error = invalid(path, value, f"{path} in body should match '{pattern}'")
+    if pattern != QUANTITY_PATTERN:
+        return error
+    keyed = _RESOURCE_KEY.sub(lambda m: f".{m.group(1)}[{m.group(2)}]", path)
+    return replace(error, path=keyed, brief=QUANTITY_BRIEF, fix=QUANTITY_FIX)
 
 
 def _nearest(name: str, declared: list[str]) -> str:

@@ -39,7 +39,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("validate_cmd", "check DGD/DCD files exactly as the operator's admission would"),
     "render": ("render_cmd", "render DGDs/DCDs to the Kubernetes objects the operator would create"),
     "preview": ("preview_cmd", "print the resources `pulumi up` would create (offline, under Pulumi mocks)"),
-    "diff": ("diff_cmd", "per object: create / update / replace / delete between two graph files"),
+    "diff": ("diff_cmd", "per object: create / update / replace / delete between two graph files or Pulumi programs"),
     "wait": ("wait_cmd", "wait until a deployed graph serves; exit 1 with each unready component's reason"),
     "status": ("status_cmd", "print a deployed graph's readiness per component once, without waiting"),
 }
@@ -91,9 +91,28 @@ def _refuse_unknown(parser: CliParser, args: argparse.Namespace, extras: list[st
     owner.error(f"unrecognized arguments: {' '.join(extras)}{''.join(hints)}")
 
 
+def _refuse_unknown_long_options(parser: CliParser, argv: list[str]) -> None:
+    """An unknown ``--option`` is named before argparse can complain about something else
+    (``wait --hel`` said "the following arguments are required: file"): with its nearest option."""
+    from dynamo_pulumi.suggest import did_you_mean
+
+    chosen = _chosen(argv)
+    owner = parser.subcommands.get(chosen or "", parser)
+    options = [o for action in owner._actions for o in action.option_strings]
+    for word in argv:
+        if word == "--":
+            return
+        name = word.split("=", 1)[0]
+        if word.startswith("---") or any(c.isspace() for c in name):
+            continue  # YAML text given --inline ("---\napiVersion: ..."), not an option
+        if word.startswith("--") and name not in options:
+            owner.error(f"unrecognized arguments: {word}{did_you_mean(name, options)}")
+
+
 def _dispatch(argv: list[str]) -> int:
     parser = build_parser(argv)
     try:
+        _refuse_unknown_long_options(parser, argv)
         args, extras = parser.parse_known_args(argv)
         if extras:
             _refuse_unknown(parser, args, extras)
@@ -124,9 +143,7 @@ def _dispatch(argv: list[str]) -> int:
 
 def _print_invalid(exc: GraphValidationError) -> None:
     """kubectl's header, then one line per error, led by its file position when it has one."""
-    from dynamo_pulumi.errors import shorten
-
-    print(f'error: The {exc.kind} "{shorten(exc.name)}" is invalid:', file=sys.stderr)
+    print(f"error: {exc.header}", file=sys.stderr)
     for error in exc.errors:
         print(f"{error.position}: {error.message}" if error.position else f"* {error.message}", file=sys.stderr)
 

@@ -78,10 +78,11 @@ def add_platform(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_output(parser: argparse.ArgumentParser, choices: Sequence[str], *aliases: str) -> None:
-    """``-o/--output`` with ``choices`` (the first is the default)."""
+def add_output(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
+    """``-o/--output`` (also spelt ``--format``, in every subcommand that has it) with
+    ``choices`` (the first is the default)."""
     parser.add_argument(
-        "-o", "--output", *aliases, dest="output", choices=tuple(choices), default=choices[0],
+        "-o", "--output", "--format", dest="output", choices=tuple(choices), default=choices[0],
         help=f"output format (default: {choices[0]})",
     )
 
@@ -93,12 +94,27 @@ def add_inline(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class Given(argparse.Action):
+    """Store the value and note that the flag was given (``<dest>_given``): a flag that does not
+    apply to an input (``--mode`` with a Pulumi program) is refused, not silently ignored."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
+
+
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Was the flag storing ``dest`` on the command line (for :class:`Given` flags)?"""
+    return bool(getattr(args, f"{dest}_given", False))
+
+
 def add_mode(parser: argparse.ArgumentParser) -> None:
     """``--mode render|operator`` (:mod:`dynamo_pulumi.deploy_mode`): which objects Pulumi creates."""
     from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
 
     parser.add_argument(
-        "--mode", choices=MODES, default=DEFAULT_MODE,
+        "--mode", choices=MODES, default=DEFAULT_MODE, action=Given,
         help="render (default): Pulumi creates the rendered objects; operator: Pulumi creates the "
         "DGD/DCD custom resource and an installed Dynamo operator expands it",
     )

@@ -30,8 +30,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.cli.common import (
@@ -41,19 +42,27 @@ from dynamo_pulumi.cli.common import (
     check_stdin_once,
     read_input,
     subcommand_parser,
+    warn,
 )
 from dynamo_pulumi.cli.diff_report import GraphChange, format_report, report_json
 from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_OK, UsageError
-from dynamo_pulumi.cli.preview_cmd import add_program_flags
-from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.cli.preview_cmd import add_program_flags, is_program, refuse_flags_that_do_not_apply
+from dynamo_pulumi.cli.validate_report import error_document
+from dynamo_pulumi.errors import DynamoPulumiError, InputError
 from dynamo_pulumi.gpu_delta import gpu_delta
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.loading import LoadedObject, load_documents
 from dynamo_pulumi.mode_diff import diff_for_mode
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.program import plan
+from dynamo_pulumi.readiness.plan_inputs import (
+    PLUGIN_READINESS_TYPE,
+    READINESS_TYPE,
+    readiness_changes,
+    readiness_name,
+)
 from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.user_program import looks_like_program, run_program_argument
+from dynamo_pulumi.user_program import program_log_lines, run_program_argument
 from dynamo_pulumi.validation.update_verdict import UpdateVerdict, update_verdict
 
 
@@ -78,10 +87,12 @@ def add_parser(subparsers: Any) -> None:
 
 @dataclass(frozen=True)
 class Side:
-    """The graphs of one side: their plans, and each graph as loaded (for the update verdict)."""
+    """The graphs of one side: their plans, each graph as loaded (for the update verdict), and
+    the type of each graph's readiness resource where a program registered one on the plugin."""
 
     plans: list[GraphPlan]
     loaded: list[LoadedObject]
+    readiness_types: dict[str, str] = field(default_factory=dict)
 
 
 def _file_side(argument: str, args: argparse.Namespace) -> Side:
@@ -93,9 +104,15 @@ def _file_side(argument: str, args: argparse.Namespace) -> Side:
 
 
 def _side(argument: str, args: argparse.Namespace) -> Side:
-    if not args.inline and argument != "-" and looks_like_program(argument):
-        plans = run_program_argument(argument, args.stack, args.config).plans
-        return Side(plans, [LoadedObject(p.graph) for p in plans])
+    if is_program(argument, args):
+        program = run_program_argument(argument, args.stack, args.config)
+        for note in program.notes:
+            warn(note, argument)
+        for line in program_log_lines(program.recording, ()):  # its graphs' warnings included: diff prints no other
+            print(f"{argument}: {line}", file=sys.stderr)
+        types = {r.name: r.type for r in program.recording.resources
+                 if r.type in (READINESS_TYPE, PLUGIN_READINESS_TYPE)}
+        return Side(program.plans, [LoadedObject(p.graph) for p in program.plans], types)
     return _file_side(argument, args)
 
 
@@ -126,13 +143,20 @@ def _verdict(old: Side, new: Side, i: int | None, j: int | None) -> UpdateVerdic
     return update_verdict(old.loaded[i].object, new.loaded[j], shown.platform, shown.mode)
 
 
+def _readiness_type(side: Side, plan: GraphPlan | None) -> str:
+    """The readiness resource's type token as the program registered it ("" when unknown)."""
+    return side.readiness_types.get(readiness_name(plan), "") if plan is not None else ""
+
+
 def graph_changes(old: Side, new: Side) -> list[GraphChange]:
     changes = []
     for i, j in _pairs(old, new):
         old_plan = old.plans[i] if i is not None else None
         new_plan = new.plans[j] if j is not None else None
         mode_diff = diff_for_mode(old_plan, new_plan, _verdict(old, new, i, j))
-        changes.append(GraphChange(old_plan, new_plan, mode_diff, gpu_delta(old_plan, new_plan)))
+        readiness = readiness_changes(old_plan, new_plan,
+                                      _readiness_type(new, new_plan) or _readiness_type(old, old_plan) or READINESS_TYPE)
+        changes.append(GraphChange(old_plan, new_plan, mode_diff, gpu_delta(old_plan, new_plan), readiness))
     return changes
 
 
@@ -155,9 +179,22 @@ def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command; with ``-o json`` an error is also a JSON document on stdout (the text stays
+    on stderr)."""
+    try:
+        return _run(args)
+    except DynamoPulumiError as exc:
+        if args.output == "json":
+            print(json.dumps(error_document(exc), indent=2, sort_keys=True, default=str))
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
     with _inputs(args) as (old_argument, new_argument):
         check_stdin_once([old_argument, new_argument], args.inline)
+        programs = [is_program(a, args) for a in (old_argument, new_argument)]
+        refuse_flags_that_do_not_apply(args, programs=any(programs), files=not all(programs))  # one side may use them
         old, new = _side(old_argument, args), _side(new_argument, args)
         graphs = graph_changes(old, new)
     if not graphs:

@@ -11,26 +11,30 @@ JSON (``-o json``)::
     {"changes": [{"graph", "operation", "kind", "type", "name", "object", "component", "paths",
                   "reasons", "deleteBeforeReplace", "managedBy", "gpus"? (workloads whose
                   components' GPUs change: the same objects as in "gpus.components")}],
-     "gpus": {"before", "after", "delta", "components": [{"graph", "component", "before", "after",
-              "delta", "resource", "product"?, "cause"?}]},
+     "gpus": {"before", "after", "delta", "partial", "components": [{"graph", "component", "before",
+              "after", "delta", "resource", "product"?, "cause"?, "waitsFor"?}]},
      "workerRevisions"?: [{"graph", "before", "after", "because"}],
      "plannedReplacements"?: [{"graph", "rule"}],
      "downtime"?: [{"graph", "object"}]}
 
-Keys marked ``?`` are absent when empty; every other field is always filled.
+Keys marked ``?`` are absent when empty; every other field is always filled. A count that depends
+on a ``pulumi.Output`` not known at preview is ``"unknown"`` (with ``waitsFor``, the Outputs' spec
+paths); totals then sum the known counts and ``partial`` is true (``delta`` ``"unknown"``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.diffing import MISSING, GraphDiff, ObjectChange
-from dynamo_pulumi.gpu_delta import ComponentGpus, GpuDelta, change_line, diff_lines
+from dynamo_pulumi.gpu_delta import UNKNOWN, ComponentGpus, GpuDelta, change_line, diff_lines
 from dynamo_pulumi.mode_diff import ExpansionChange, ModeDiff
 from dynamo_pulumi.planning.outputs import WORKLOAD_KINDS
 from dynamo_pulumi.planning.plan import GraphPlan
+from dynamo_pulumi.planning.settled import UNKNOWN_TEXT, shown
+from dynamo_pulumi.planning.unknowns import OutputTable
 
 SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
 MAX_FIELDS = 25
@@ -41,12 +45,14 @@ SEE_BELOW = "worker revision: see below"
 
 @dataclass
 class GraphChange:
-    """One graph, OLD and NEW (either may be missing), as diffed in its mode."""
+    """One graph, OLD and NEW (either may be missing), as diffed in its mode, with the step of its
+    readiness resource (:func:`dynamo_pulumi.readiness.plan_inputs.readiness_changes`)."""
 
     old: GraphPlan | None
     new: GraphPlan | None
     diff: ModeDiff
     gpus: GpuDelta
+    readiness: list[ObjectChange] = field(default_factory=list)
 
     @property
     def plan(self) -> GraphPlan:
@@ -65,6 +71,8 @@ class GraphChange:
     @property
     def changed(self) -> bool:
         diff = self.diff
+        if any(c.action != "same" for c in self.readiness):
+            return True
         if diff.objects is None:
             cr = diff.custom_resource
             return bool(diff.expansion) or (cr is not None and cr.action != "same")
@@ -97,14 +105,22 @@ def _workload_gpus(kind: str, owner: str, notes: dict[str, list[ComponentGpus]])
 # --- text -------------------------------------------------------------------------------------------
 
 
-def _value(value: Any) -> str:
+def _value(value: Any, tables: tuple[OutputTable, ...] = ()) -> str:
+    """A diffed value; one still waiting for a ``pulumi.Output`` is ``(unknown)``, never the
+    token or stand-in integer that held its place."""
     if value is MISSING:
         return "<none>"
-    return json.dumps(value, sort_keys=True, default=str)
+    value = shown(value, *tables)
+    return value if value == UNKNOWN_TEXT else json.dumps(value, sort_keys=True, default=str)
+
+
+def _tables(graph: GraphChange) -> tuple[OutputTable, ...]:
+    return tuple(p.outputs for p in (graph.old, graph.new) if p is not None)
 
 
 def format_change(
-    change: ObjectChange, revision_sentence: str = "", gpus: list[ComponentGpus] | None = None
+    change: ObjectChange, revision_sentence: str = "", gpus: list[ComponentGpus] | None = None,
+    tables: tuple[OutputTable, ...] = (),
 ) -> list[str]:
     lines = [f"{SYMBOLS[change.action]} {change.action:<8} {change.type} {change.pulumi_name} ({change.object_name})"]
     lines += [f"      GPUs: {change_line(item)}" for item in gpus or []]
@@ -112,31 +128,41 @@ def format_change(
         shown = reason.replace(revision_sentence, SEE_BELOW) if revision_sentence else reason
         lines.append(f"      reason: {shown}")
     for item in change.fields[:MAX_FIELDS]:
-        lines.append(f"      {item.path}: {_value(item.old)} => {_value(item.new)}")
+        lines.append(f"      {item.path}: {_value(item.old, tables)} => {_value(item.new, tables)}")
     if len(change.fields) > MAX_FIELDS:
         lines.append(f"      ... {len(change.fields) - MAX_FIELDS} more fields")
     return lines
 
 
-def _counts_line(diff: GraphDiff) -> str:
+def _counts_line(diff: GraphDiff, readiness: list[ObjectChange]) -> str:
     counts = diff.counts()
+    for change in readiness:
+        counts[change.action] += 1
     return (f"Resources: {counts['create']} to create, {counts['update']} to update, "
             f"{counts['replace']} to replace, {counts['delete']} to delete, {counts['same']} unchanged")
 
 
-def change_lines(diff: GraphDiff, show_all: bool = False, notes: dict[str, list[ComponentGpus]] | None = None) -> list[str]:
+def change_lines(
+    diff: GraphDiff, show_all: bool = False, notes: dict[str, list[ComponentGpus]] | None = None,
+    tables: tuple[OutputTable, ...] = (),
+) -> list[str]:
     lines: list[str] = []
     sentence = diff.revision.sentence() if diff.revision is not None else ""
     for change in diff.changes:
         if change.action != "same" or show_all:
             kind = change.type.rsplit(":", 1)[-1]
-            lines.extend(format_change(change, sentence, _workload_gpus(kind, change.owner, notes or {})))
+            lines.extend(format_change(change, sentence, _workload_gpus(kind, change.owner, notes or {}), tables))
     return lines
 
 
 def format_diff(diff: GraphDiff, show_all: bool = False) -> str:
     """The changes and the counts of a render-mode diff."""
-    return "\n".join([*change_lines(diff, show_all), "\n" + _counts_line(diff)])
+    return "\n".join([*change_lines(diff, show_all), "\n" + _counts_line(diff, [])])
+
+
+def readiness_lines(readiness: list[ObjectChange], show_all: bool = False) -> list[str]:
+    """The readiness resource's step: an update means ``pulumi up`` waits for the graph again."""
+    return [line for change in readiness if change.action != "same" or show_all for line in format_change(change)]
 
 
 def format_expansion_change(item: ExpansionChange, gpus: list[ComponentGpus] | None = None) -> list[str]:
@@ -152,11 +178,13 @@ def format_expansion_change(item: ExpansionChange, gpus: list[ComponentGpus] | N
 
 
 def format_operator_diff(
-    mode_diff: ModeDiff, show_all: bool = False, notes: dict[str, list[ComponentGpus]] | None = None
+    mode_diff: ModeDiff, show_all: bool = False, notes: dict[str, list[ComponentGpus]] | None = None,
+    tables: tuple[OutputTable, ...] = (), readiness: list[ObjectChange] | None = None,
 ) -> list[str]:
     change = mode_diff.custom_resource
     assert change is not None
-    lines = format_change(change) if change.action != "same" or show_all else []
+    lines = format_change(change, tables=tables) if change.action != "same" or show_all else []
+    lines += readiness_lines(readiness or [], show_all)
     lines.append("\nPredicted expansion (created by the operator, not by Pulumi):")
     for item in mode_diff.expansion:
         lines.extend(format_expansion_change(item, _workload_gpus(item.kind, item.owner, notes or {})))
@@ -182,16 +210,18 @@ def format_graph(graph: GraphChange, show_all: bool, several: bool) -> str:
     lines = [f"=== {graph.kind} {graph.label} ==="] if several else []
     notes = _gpu_changes(graph)
     if diff.objects is None:
-        lines += format_operator_diff(diff, show_all, notes)
+        lines += format_operator_diff(diff, show_all, notes, _tables(graph), graph.readiness)
         lines += _tail(graph)
         cr = diff.custom_resource
         assert cr is not None
-        lines.append(f"\nCustom resource: {cr.action}; operator objects: {len(diff.expansion)} to change")
+        waits = "".join(f"; readiness: {c.action}" for c in graph.readiness if c.action != "same")
+        lines.append(f"\nCustom resource: {cr.action}{waits}; operator objects: {len(diff.expansion)} to change")
     else:
         lines += [f"{PLANNED}: {rule}" for rule in diff.verdict.replacements]
-        lines += change_lines(diff.objects, show_all, notes)
+        lines += change_lines(diff.objects, show_all, notes, _tables(graph))
+        lines += readiness_lines(graph.readiness, show_all)
         lines += _tail(graph)
-        lines.append("\n" + _counts_line(diff.objects))
+        lines.append("\n" + _counts_line(diff.objects, graph.readiness))
     return "\n".join(lines)
 
 
@@ -245,19 +275,22 @@ def _with_gpus(entry: dict[str, Any], notes: dict[str, list[ComponentGpus]]) -> 
 
 def _changes_json(graph: GraphChange, show_all: bool) -> list[dict[str, Any]]:
     diff, label, notes = graph.diff, graph.label, _gpu_changes(graph)
+    readiness = [change_json(c, label) for c in graph.readiness if c.action != "same" or show_all]
     if diff.objects is not None:
         return [_with_gpus(change_json(c, label), notes) for c in diff.objects.changes
-                if c.action != "same" or show_all]
+                if c.action != "same" or show_all] + readiness
     cr = diff.custom_resource
     entries = [change_json(cr, label)] if cr is not None and (cr.action != "same" or show_all) else []
-    return entries + [_with_gpus(expansion_json(item, label), notes) for item in diff.expansion]
+    return entries + readiness + [_with_gpus(expansion_json(item, label), notes) for item in diff.expansion]
 
 
 def _gpus_json(graphs: list[GraphChange]) -> dict[str, Any]:
     components = [{"graph": g.label, **c.as_json()} for g in graphs for c in g.gpus.components]
     before = sum(g.gpus.before for g in graphs)
     after = sum(g.gpus.after for g in graphs)
-    return {"before": before, "after": after, "delta": after - before, "components": components}
+    partial = any(g.gpus.partial_before or g.gpus.partial_after for g in graphs)
+    return {"before": before, "after": after, "delta": UNKNOWN if partial else after - before,
+            "partial": partial, "components": components}
 
 
 def report_json(graphs: list[GraphChange], show_all: bool = False) -> dict[str, Any]:

@@ -27,19 +27,38 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from typing import Any
 
-from dynamo_pulumi.cli.common import add_common, add_mode, add_output, read_input, subcommand_parser, warn
-from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines
+from dynamo_pulumi.cli.common import (
+    Given,
+    add_common,
+    add_mode,
+    add_output,
+    given,
+    read_input,
+    subcommand_parser,
+    warn,
+)
+from dynamo_pulumi.cli.exits import UsageError
+from dynamo_pulumi.cli.validate_report import error_document
+from dynamo_pulumi.errors import DynamoPulumiError
+from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines, total_text
 from dynamo_pulumi.kube_names import check_namespace
 from dynamo_pulumi.mocks import Recording, Registration, run_program, shown_inputs
 from dynamo_pulumi.planning.operator_mode import operator_expansion
 from dynamo_pulumi.planning.outputs import gpu_count_warnings, summarize
 from dynamo_pulumi.planning.plan import GraphPlan
+from dynamo_pulumi.planning.settled import settle
 from dynamo_pulumi.program import default_graph_path, deploy
 from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.user_program import DEFAULT_STACK, looks_like_program, run_program_argument
+from dynamo_pulumi.user_program import (
+    DEFAULT_STACK,
+    looks_like_program,
+    program_log_lines,
+    run_program_argument,
+)
 
 #: Every resource of a fresh preview is created (there is no stack state offline).
 OPERATION = "create"
@@ -55,7 +74,7 @@ def add_parser(subparsers: Any) -> None:
     add_common(parser)
     add_mode(parser)
     add_program_flags(parser)
-    add_output(parser, ("tree", "json"), "--format")
+    add_output(parser, ("tree", "json"))
     parser.set_defaults(run=run)
 
 
@@ -126,7 +145,7 @@ def graph_sources(source: SourceText) -> list[SourceText]:
 
 def add_program_flags(parser: argparse.ArgumentParser) -> None:
     """``--stack`` and ``--config`` of a PROGRAM argument (shared with ``diff``)."""
-    parser.add_argument("--stack", default=DEFAULT_STACK,
+    parser.add_argument("--stack", default=DEFAULT_STACK, action=Given,
                         help=f"a program's stack: its config is read from Pulumi.<stack>.yaml (default: {DEFAULT_STACK})")
     parser.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                         help="a program's stack config value (repeatable; a key without 'project:' is the project's)")
@@ -137,13 +156,41 @@ def _run_file(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
     recording, tops = run_program(
         lambda: [deploy(source, args.namespace, args.platform, export=False, mode=args.mode) for source in sources]
     )
-    return recording, [top.plan for top in tops]
+    return recording, [settle(top.plan) for top in tops]
+
+
+def is_program(argument: str | None, args: argparse.Namespace) -> bool:
+    return bool(argument) and not args.inline and argument != "-" and looks_like_program(str(argument))
+
+
+def refuse_flags_that_do_not_apply(args: argparse.Namespace, programs: bool, files: bool) -> None:
+    """``-n``, ``-p`` and ``--mode`` apply to YAML input, ``--stack`` and ``--config`` to a Pulumi
+    program: given where no input of their kind is (``programs``/``files``: there is one) they
+    would be ignored, so they are a usage error."""
+    file_flags = [flag for flag, on in (("-n/--namespace", args.namespace is not None),
+                                        ("-p/--platform", args.platform is not None),
+                                        ("--mode", given(args, "mode"))) if on]
+    program_flags = [flag for flag, on in (("--stack", given(args, "stack")), ("--config", bool(args.config))) if on]
+    if not files and file_flags:
+        raise UsageError(f"{', '.join(file_flags)} {_apply(file_flags)} to a YAML file; a Pulumi program says "
+                         "them itself (the namespace=, platform= and mode= of its components)")
+    if not programs and program_flags:
+        raise UsageError(f"{', '.join(program_flags)} {_apply(program_flags)} to a Pulumi program (a .py file or a "
+                         "project directory); a YAML file has no stack")
+
+
+def _apply(flags: list[str]) -> str:
+    return "applies" if len(flags) == 1 else "apply"
 
 
 def previewed(args: argparse.Namespace) -> tuple[Recording, list[GraphPlan]]:
     """What a preview shows: the registrations and the graphs' plans, of a YAML file or a program."""
-    if args.file and not args.inline and args.file != "-" and looks_like_program(args.file):
+    program = is_program(args.file, args)
+    refuse_flags_that_do_not_apply(args, programs=program, files=not program)
+    if program:
         run = run_program_argument(args.file, args.stack, args.config)
+        for note in run.notes:
+            warn(note)
         return run.recording, run.plans
     return _run_file(args)
 
@@ -153,13 +200,28 @@ def plan_warnings(plan: GraphPlan) -> list[str]:
     return list(dict.fromkeys([*plan.warnings, *gpu_count_warnings(plan)]))
 
 
+def plan_notes(plan: GraphPlan) -> list[str]:
+    """What the preview shows that a reader may not expect, and why: the planner's ServiceAccount
+    and RoleBinding of a graph without a planner (the operator, cluster-wide, creates them for every
+    graph in the namespace, planner or not: rendering-core 2.9)."""
+    from dynamo_pulumi.constants import COMPONENT_TYPE_PLANNER, PLANNER_SERVICE_ACCOUNT_NAME
+
+    has_planner = any(c.type == COMPONENT_TYPE_PLANNER for c in plan.components)
+    planner_rbac = any(o.kind == "ServiceAccount" and o.name == PLANNER_SERVICE_ACCOUNT_NAME for o in plan.all_objects())
+    if planner_rbac and not has_planner:
+        return [f"{PLANNER_SERVICE_ACCOUNT_NAME} and its RoleBinding are created although the graph has no planner: "
+                "a cluster-wide operator creates them for every graph in the namespace (shared, so several graphs "
+                "co-own them); a namespace-restricted operator (platform namespace.restricted) does not"]
+    return []
+
+
 def graph_json(plan: GraphPlan) -> dict[str, Any]:
     """One graph of ``preview -o json``: every field filled or absent."""
     summary = summarize(plan)
     entry: dict[str, Any] = {
         "kind": plan.kind, "name": plan.name, "namespace": plan.namespace, "mode": plan.mode,
         "dynamoNamespace": summary.dynamo_namespace, "gpus": gpu_delta(None, plan).requested_json(),
-        "warnings": plan_warnings(plan),
+        "warnings": plan_warnings(plan), "notes": plan_notes(plan),
     }
     if summary.frontend_url:
         entry["frontendUrl"] = summary.frontend_url
@@ -169,8 +231,21 @@ def graph_json(plan: GraphPlan) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The command; with ``-o json`` an error is also a JSON document on stdout (the text stays
+    on stderr)."""
+    try:
+        return _run(args)
+    except DynamoPulumiError as exc:
+        if args.output == "json":
+            print(json.dumps(error_document(exc), indent=2, sort_keys=True, default=str))
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     check_namespace(args.namespace)
     recording, plans = previewed(args)
+    for line in program_log_lines(recording, plans):
+        print(line, file=sys.stderr)
     if args.output == "json":
         document = {"resources": as_json(recording), "graphs": [graph_json(plan) for plan in plans]}
         print(json.dumps(document, indent=2, sort_keys=True))
@@ -189,11 +264,14 @@ def _print_summary(plan: GraphPlan, several: bool) -> None:
         print("\npredicted expansion (created by the operator, not by Pulumi):")
         for entry in operator_expansion(plan):
             print(f"  {entry['kind']} {entry['name']} ({entry['apiVersion']}) digest {entry['digest']}")
-    summary = summarize(plan)
+    summary, gpus = summarize(plan), gpu_delta(None, plan)
     print(f"dynamo namespace: {summary.dynamo_namespace}")
     print(f"frontend URL:     {summary.frontend_url or '-'}")
-    print(f"GPUs requested:   {summary.total_gpus}")
-    for line in summary_lines(gpu_delta(None, plan)):
+    partial = " (partial: some counts depend on a pulumi.Output not known at preview)" if gpus.partial_after else ""
+    print(f"GPUs requested:   {total_text(gpus.after, gpus.partial_after)}{partial}")
+    for line in summary_lines(gpus):
         print(line)
+    for note in plan_notes(plan):
+        print(f"note: {note}")
     for warning in plan_warnings(plan):
         warn(warning)

@@ -39,7 +39,7 @@ from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_github, write_json, write_text
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, load_each
+from dynamo_pulumi.loading import LoadedObject, companion_note, is_companion, load_each, object_name_of
 from dynamo_pulumi.platform import Platform, PlatformError, load_platform
 
 if TYPE_CHECKING:
@@ -97,7 +97,8 @@ def _settings_report(exc: InputError, file: str, label: str) -> ObjectReport:
     ``-o json`` and ``-o github`` say it in their format: one problem per platform field, at
     its line."""
     if isinstance(exc, PlatformError):
-        problems = [replace(Problem.of(e), message=f"invalid platform settings: {e}") for e in exc.errors]
+        problems = [replace(Problem.of(e), message=f"invalid platform settings: {e.message}",
+                            words=f"invalid platform settings: {e}") for e in exc.errors]
         return ObjectReport(file, label, problems=problems)
     problem = Problem.of_input(exc, label)
     return ObjectReport(file, label, problems=[replace(problem, message=_one_line(problem.message))])
@@ -120,6 +121,8 @@ class FileContents:
     failed: list[ObjectReport] = field(default_factory=list)
     loaded: list[tuple[int | None, LoadedObject]] = field(default_factory=list)
     others: list[dict[str, Any]] = field(default_factory=list)
+    #: The companion nvidia.com kinds among ``others`` (a DynamoModel), with document number and label.
+    companions: list[tuple[int | None, str, dict[str, Any]]] = field(default_factory=list)
 
 
 def load_file(name: str, inline: bool) -> FileContents:
@@ -151,6 +154,8 @@ def load_contents(text: SourceText, label: str) -> FileContents:
             contents.loaded.append((document, outcome.loaded))
         elif outcome.other is not None:
             contents.others.append(outcome.other)
+            if is_companion(outcome.other):
+                contents.companions.append((document, outcome.label, outcome.other))
     return contents
 
 
@@ -165,14 +170,22 @@ def _check_file(
 ) -> list[ObjectReport]:
     """One report per document of the file, in document order."""
     contents = load_file(name, inline)
-    if not contents.failed and not contents.loaded:
-        label = "<inline>" if inline else name
+    label = "<inline>" if inline else name
+    if not contents.failed and not contents.loaded and not contents.companions:
         return [ObjectReport(label, label, problems=[Problem(f"no {KINDS_TEXT} found")])]
     reports = [_with_operation(r, old_objects) for r in contents.failed]
+    reports += [_companion_report(label, *companion) for companion in contents.companions]
     for document, loaded in contents.loaded:
         reports.append(_check_object(loaded, platform, namespace, old_objects, document, mode, contents.others,
                                      client))
     return sorted(reports, key=lambda r: r.document or 0)
+
+
+def _companion_report(file: str, document: int | None, label: str, doc: dict[str, Any]) -> ObjectReport:
+    """A companion kind passes with a note saying it was not checked (and what render and the
+    components do with it), never an "unknown kind" error."""
+    return ObjectReport(file, label, document, kind=str(doc.get("kind")), name=object_name_of(doc),
+                        note=companion_note(doc))
 
 
 def _with_operation(report: ObjectReport, old_objects: dict[tuple[str, str], Any]) -> ObjectReport:

@@ -7,19 +7,22 @@ out, never ``null``)::
 
     {"file": str, "document"?: int, "kind"?: str, "name"?: str,
      "operation"?: "create" | "update", "valid": bool, "warnings": [str],
-     "errors": [{"path"?: str, "type": str, "value"?: any, "message": str,
+     "errors": [{"path"?: str, "type": str, "value"?: any, "message": str, "fix"?: str,
                  "line"?: int, "column"?: int}],
-     "plannedReplacements": [same shape as errors]}
+     "plannedReplacements": [same shape as errors], "note"?: str}
 
 ``document`` is 1-based, present in multi-document files only; ``kind``, ``name`` and
 ``operation`` are present for every Dynamo object, valid or not (``operation`` is ``update`` when
 ``--old`` holds an object of the same kind and name), absent for a file or document that could
 not be read as one. ``value`` is the offending value as written (numbers stay numbers), absent
-where the error carries none (Required, Forbidden); ``line`` and ``column`` are absent when the
-input was not YAML text. ``type`` is the API server's error type, or ``InputError`` for a file
+where the error carries none (Required, Forbidden); ``message`` is in the operator's or the API
+server's own words and ``fix`` our advice beside them (the text output joins the two); ``line``
+and ``column`` are absent when the input was not YAML text. ``type`` is the API server's error type, or ``InputError`` for a file
 or document that could not be read. ``plannedReplacements`` (render mode, ``--old``) are the
 operator's update rules the change breaks: no error there, since no DGD is sent, but the objects
-they touch are replaced.
+they touch are replaced. ``note``: a companion nvidia.com kind the operator serves (DynamoModel,
+DynamoGraphDeploymentRequest, DynamoCheckpoint, DynamoWorkerMetadata), passed through unchecked
+(``valid`` true, no errors), and what render and the components do with it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ class Problem:
     position: SourcePosition | None = None
     #: Where a whole-input problem happened, when no line is known ("file (document 2)").
     where: str | None = None
+    #: The error in the operator's or API server's own words, when ``message`` adds our advice.
+    words: str | None = None
+    #: Our advice alone ("" when we have none): JSON keeps it out of ``message``, so a tool can
+    #: match the API server's text exactly.
+    fix: str = ""
 
     @classmethod
     def of_input(cls, exc: InputError, label: str) -> Problem:
@@ -57,7 +65,8 @@ class Problem:
     @classmethod
     def of(cls, error: FieldError) -> Problem:
         value = shorten(error.value) if isinstance(error.value, str) else error.value
-        return cls(error.message, error.type.value, error.path, value, error.position)
+        return cls(error.message, error.type.value, error.path, value, error.position,
+                   words=str(error), fix=error.advice)
 
 
 @dataclass
@@ -75,6 +84,8 @@ class ObjectReport:
     problems: list[Problem] = field(default_factory=list)
     #: Render mode with ``--old``: update rules of the operator's webhook the change breaks.
     replacements: list[Problem] = field(default_factory=list)
+    #: A companion kind (DynamoModel, ...): passed through unchecked, and why.
+    note: str = ""
 
     @property
     def valid(self) -> bool:
@@ -98,6 +109,9 @@ def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
     for report in reports:
         for warning in report.warnings:
             print(f"{report.label}: warning: {warning}", file=err)
+        if report.note:
+            print(f"{report.label}: note: {report.note}", file=out)
+            continue
         if report.valid:
             for planned in report.replacements:
                 print(f"{_where(planned, report.label)}: {PLANNED}: {planned.message}", file=out)
@@ -114,7 +128,9 @@ def write_text(reports: list[ObjectReport], out: TextIO, err: TextIO) -> None:
 
 
 def _problem_json(p: Problem) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": p.type, "message": p.message}
+    data: dict[str, Any] = {"type": p.type, "message": p.message if p.words is None else p.words}
+    if p.fix:
+        data["fix"] = p.fix
     if p.path is not None:
         data["path"] = p.path
     if p.value is not OMITTED:
@@ -134,7 +150,24 @@ def _report_json(r: ObjectReport) -> dict[str, Any]:
         "warnings": list(r.warnings),
         "errors": [_problem_json(p) for p in r.problems],
         "plannedReplacements": [_problem_json(p) for p in r.replacements],
+        **({"note": r.note} if r.note else {}),
     }
+
+
+def error_document(exc: Exception) -> dict[str, Any]:
+    """``{"errors": [...]}``: what ``preview``/``diff -o json`` print on stdout when they stop at
+    an error (a refused graph, an unreadable file, a failing program), so a tool reading JSON gets
+    JSON; each entry is a validate error (``type``, ``message``, ``fix``?, ``path``?, ``value``?,
+    ``line``?, ``column``?) with the object's ``kind`` and ``name`` when there is one."""
+    from dynamo_pulumi.errors import GraphValidationError
+
+    if isinstance(exc, GraphValidationError):
+        subject = {"kind": exc.kind, **({"name": shorten(exc.name)} if exc.name else {})}
+        return {"errors": [{**subject, **_problem_json(Problem.of(e)), **({"file": e.position.file} if e.position else {})}
+                           for e in exc.errors]}
+    if isinstance(exc, InputError):
+        return {"errors": [_problem_json(Problem.of_input(exc, exc.source))]}
+    return {"errors": [{"type": type(exc).__name__, "message": str(exc)}]}
 
 
 def as_json(reports: list[ObjectReport]) -> list[dict[str, Any]]:
@@ -169,6 +202,9 @@ def write_github(reports: list[ObjectReport], out: TextIO) -> None:
         title = f'{report.kind} "{report.shown_name}"' if report.kind else report.label
         for warning in report.warnings:
             print(_annotation("warning", report.file, None, title, warning), file=out)
+        if report.note:
+            print(_annotation("notice", report.file, None, title, report.note), file=out)
+            continue
         for problem in report.problems:
             print(_annotation("error", report.file, problem.position, title, problem.message), file=out)
         for planned in report.replacements:

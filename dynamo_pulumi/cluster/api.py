@@ -13,18 +13,29 @@ API errors become :class:`ApiFailure` with the status code, so callers can tell 
 all). The client's own urllib3 retries are switched off (:func:`without_client_retries`): they
 retried a hung read three times behind our back (a 20 s deadline became 40 s) and surfaced as
 urllib3 text; retrying is the watch layer's job, with backoff and within the deadline. Every
-request's connect and read timeouts are bounded by the ``budget`` (seconds left) it is given.
+request's connect and read timeouts are bounded by the ``budget`` (seconds left) it is given (an
+infinite budget is no bound, a NaN one none left: neither reaches ``int()``).
+
+A wait can be cancelled from another thread (:meth:`ClusterApi.abort`): every connection of the
+client is cut at once (:mod:`.sockets`) and no new request is sent. :attr:`ClusterApi.health`
+records what the server answered (:mod:`.health`), for a heartbeat line while it does not.
+:meth:`ClusterApi.close` releases what the client holds: its idle connections and its decoded
+credential files (:mod:`.credentials`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dynamo_pulumi.cluster.health import Health
 from dynamo_pulumi.cluster.retry import retry_after_seconds
+from dynamo_pulumi.cluster.sockets import Connections
 from dynamo_pulumi.constants import CLUSTER_SCOPED_KINDS
 
 #: Kinds whose plural is not ``lower(kind) + "s"``.
@@ -103,8 +114,17 @@ def without_client_retries(api_client: Any) -> Any:
     return api_client
 
 
+def usable_budget(budget: float | None) -> float | None:
+    """``budget`` as a bound: None or infinite is no bound, NaN is nothing left (a bug upstream
+    must end a request early, never make ``int()`` raise inside a watch thread)."""
+    if budget is None or budget == math.inf:
+        return None
+    return 0.0 if math.isnan(budget) else budget
+
+
 def _timeouts(budget: float | None, read: float) -> tuple[float, float]:
     """(connect, read) timeouts, neither beyond the budget."""
+    budget = usable_budget(budget)
     if budget is None:
         return CONNECT_TIMEOUT, read
     budget = max(MIN_TIMEOUT, budget)
@@ -135,6 +155,18 @@ def _message_of(body: bytes | str | None, fallback: str) -> str:
     return str(status.get("message") or fallback) if isinstance(status, dict) else fallback
 
 
+#: The message of a request refused because the wait was cancelled.
+CANCELLED: Final = "cancelled"
+
+
+def _describe(ref: ResourceRef, namespace: str, name: str, query: dict[str, Any]) -> str:
+    """``list of deployments (apps/v1) in team-a`` (what the heartbeat says is retried)."""
+    verb = "watch" if query.get("watch") else "read" if name else "list"
+    where = "" if ref.kind in CLUSTER_SCOPED_KINDS else f" in {namespace}"
+    target = f"{ref.kind} {name}" if name else ref.plural
+    return f"{verb} of {target} ({ref.api_version}){where}"
+
+
 class ClusterApi:
     """Typed access to one cluster: ``client`` is a ``kubernetes.client.ApiClient``.
 
@@ -145,6 +177,11 @@ class ClusterApi:
         from kubernetes import client as generated
 
         self._client = without_client_retries(client)
+        self.connections = Connections()
+        self.connections.install(self._client)
+        self.health = Health(self.host)
+        #: Set by :meth:`abort`: every connection was cut and no request is sent any more.
+        self.aborted = False
         self.requests = 0
         # Import the generated APIs now (seconds of model imports on a busy machine), not inside
         # the first request, where it would eat into the wait's deadline.
@@ -153,6 +190,21 @@ class ClusterApi:
     @property
     def host(self) -> str:
         return str(getattr(self._client.configuration, "host", ""))
+
+    def abort(self) -> None:
+        """Cut every connection now (a request blocked in another thread fails at once) and refuse
+        every later request: the wait using this client was cancelled."""
+        self.aborted = True
+        self.connections.cut()
+
+    def close(self) -> None:
+        """Drop the idle connections and release the client's decoded credential files (removed
+        when no other client uses them). The client must not be used afterwards."""
+        from dynamo_pulumi.cluster.credentials import release
+
+        with contextlib.suppress(Exception):  # a pool already closed has nothing left to drop
+            self._client.rest_client.pool_manager.clear()
+        release(self._client)
 
     def _call(self, ref: ResourceRef, namespace: str, name: str, query: dict[str, Any],
               timeout: tuple[float, float]) -> Any:
@@ -188,19 +240,47 @@ class ClusterApi:
         """:meth:`_call`, counted, with every failure turned into :class:`ApiFailure`."""
         from kubernetes.client.exceptions import ApiException
 
+        if self.aborted:
+            raise ApiFailure(0, CANCELLED, connected=False)
         self.requests += 1
+        what = _describe(ref, namespace, name, query)
+        token = self.health.started(what)
         try:
-            return self._call(ref, namespace, name, {k: v for k, v in query.items() if v not in (None, "")}, timeout)
+            response = self._call(ref, namespace, name, {k: v for k, v in query.items() if v not in (None, "")},
+                                  timeout)
         except ApiException as exc:
             status = int(exc.status or 0)
             headers = exc.headers or {}
             message = _message_of(exc.body, str(exc.reason).splitlines()[0] if exc.reason else "no reason given")
-            raise ApiFailure(status, message, connected=status != 0,
-                             retry_after=retry_after_seconds(headers.get("Retry-After"))) from None
+            failure = ApiFailure(status, message, connected=status != 0,
+                                 retry_after=retry_after_seconds(headers.get("Retry-After")))
+            self._judged(token, what, failure)
+            raise failure from None
         except ApiFailure:
+            self.health.finished(token)
             raise
         except Exception as exc:  # urllib3 / socket / TLS errors
-            raise _connection_failure(self.host, exc) from None
+            failure = _connection_failure(self.host, exc)
+            self._judged(token, what, failure)
+            raise failure from None
+        self.health.answered(token)
+        return response
+
+    def _judged(self, token: int, what: str, failure: ApiFailure) -> None:
+        """Record ``failure`` of ``what``: silence (retried: 429, 5xx, no answer) or an answer."""
+        if self.aborted:
+            self.health.finished(token)
+        elif failure.retryable or failure.status == 0:
+            message = failure.message if failure.status == 0 else f"HTTP {failure.status}: {failure.message}"
+            self.health.failed(what, message, token)
+        else:
+            self.health.answered(token)
+
+    def _failed_read(self, what: str, failure: ApiFailure) -> ApiFailure:
+        """A response whose body could not be read: the server is not serving it (silence)."""
+        if not self.aborted:
+            self.health.failed(what, failure.message)
+        return failure
 
     def _json(self, ref: ResourceRef, namespace: str, name: str = "", query: dict[str, Any] | None = None,
               budget: float | None = None) -> dict[str, Any]:
@@ -208,7 +288,8 @@ class ClusterApi:
         try:
             data = json.loads(raw.data)
         except Exception:  # truncated body, broken chunk, read timeout mid-body, not JSON
-            raise ApiFailure(0, f"truncated or unreadable response for {ref.plural}") from None
+            failure = ApiFailure(0, f"truncated or unreadable response for {ref.plural}")
+            raise self._failed_read(_describe(ref, namespace, name, query or {}), failure) from None
         finally:
             raw.release_conn()
         if not isinstance(data, dict):
@@ -250,6 +331,7 @@ class ClusterApi:
         """
         from kubernetes.watch.watch import iter_resp_lines
 
+        budget = usable_budget(budget)
         if budget is not None:
             timeout_seconds = max(1, min(timeout_seconds, int(budget)))
         query = {"watch": True, "resource_version": resource_version, "allow_watch_bookmarks": True,
@@ -265,6 +347,7 @@ class ClusterApi:
         except ApiFailure:
             raise
         except Exception as exc:  # dropped connection, truncated chunk, bad JSON
-            raise ApiFailure(0, f"watch of {ref.plural} interrupted: {type(exc).__name__}") from None
+            failure = ApiFailure(0, f"watch of {ref.plural} interrupted: {type(exc).__name__}")
+            raise self._failed_read(_describe(ref, namespace, "", query), failure) from None
         finally:
             raw.release_conn()

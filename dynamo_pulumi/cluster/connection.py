@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dynamo_pulumi.cluster.errors import ClusterError
-from dynamo_pulumi.cluster.kubeconfig import check_context, decode
+from dynamo_pulumi.cluster.kubeconfig import decode
 
 #: Seconds a single non-watch request may take before it counts as a failure.
 REQUEST_TIMEOUT = 30.0
@@ -42,29 +42,27 @@ class Connection:
 
 
 def _from_kubeconfig(connection: Connection) -> Any:
-    from kubernetes import client, config
+    """A client for the given kubeconfig (or the ambient files), its inline credentials decoded
+    into the process's private directory (:mod:`.credentials`) and held by the client."""
+    from kubernetes import client
     from kubernetes.config.config_exception import ConfigException
+
+    from dynamo_pulumi.cluster.credentials import bind, load_configuration
 
     configuration = client.Configuration()
     configuration.retries = False  # retrying is the watch layer's job (see cluster.api)
     try:
-        if connection.kubeconfig:
-            given = decode(connection.kubeconfig)
-            check_context(given.document, connection.context)
-            if given.path is not None:  # the client resolves relative file references against it
-                config.load_kube_config(str(given.path), context=connection.context, client_configuration=configuration)
-            else:
-                config.load_kube_config_from_dict(given.document, context=connection.context,
-                                                  client_configuration=configuration)
-        else:
-            config.load_kube_config(context=connection.context, client_configuration=configuration)
+        given = decode(connection.kubeconfig) if connection.kubeconfig else None
+        lease = load_configuration(configuration, given, connection.context)
     except ConfigException as exc:
         raise ClusterError(f"kubeconfig: {str(exc).splitlines()[0]}") from None
     except ClusterError:
         raise
     except Exception as exc:  # the client's own decoding; its text may quote the input
         raise ClusterError(f"kubeconfig cannot be used by the Kubernetes client ({type(exc).__name__})") from None
-    return client.ApiClient(configuration)
+    api = client.ApiClient(configuration)
+    bind(api, lease)
+    return api
 
 
 def _ambient_file_exists() -> bool:
@@ -108,10 +106,13 @@ def ambient_kubeconfig() -> tuple[str | None, str | None]:
 
 
 def remove_client_files() -> None:
-    """Delete the files the client's kubeconfig loader decoded ``client-key-data`` /
-    ``client-certificate-data`` / ``certificate-authority-data`` into. The client removes them
-    only from an ``atexit`` hook, which a signal's default action skips; the CLI calls this on
-    every way out. Clients built afterwards write them again."""
+    """Delete every credential file decoded for a client: the process's private directory
+    (:mod:`.credentials`) and whatever the client's own loader wrote (it removes those only from
+    an ``atexit`` hook, which a signal's default action skips). The CLI calls this on every way
+    out; clients built afterwards write them again."""
     from kubernetes.config import kube_config
 
+    from dynamo_pulumi.cluster.credentials import remove_all
+
+    remove_all()
     kube_config._cleanup_temp_files()

@@ -16,3 +16,8 @@ class WaitTimeout(DynamoPulumiError):
 
 class WaitFailed(DynamoPulumiError):
     """The graph can no longer become ready without a change (the operator reports ``failed``)."""
+
+
+class WaitCancelled(DynamoPulumiError):
+    """The wait was cancelled before it ended (the engine's Cancel, a dropped call, a signal);
+    the message says which, and that nothing failed on the cluster's side."""

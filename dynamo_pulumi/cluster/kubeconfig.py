@@ -9,6 +9,12 @@ Every error names the part and the rule and never the value: a kubeconfig carrie
 private keys, and a one-line string that is neither a file nor base64 may well be a token pasted
 into the wrong field. Only a value that looks like a path (``/``, ``~``, ``./``, ``../``) is
 quoted back, as the file that does not exist.
+
+The credentials a kubeconfig carries inline (``certificate-authority-data``,
+``client-certificate-data``, ``client-key-data``) must be files for TLS; :func:`chosen_credentials`
+names those of the context in use and :func:`with_files` rewrites an entry to point at files the
+caller wrote (:mod:`.credentials`), so the Kubernetes client never decodes them into its own
+temp files.
 """
 
 from __future__ import annotations
@@ -27,6 +33,12 @@ from dynamo_pulumi.cluster.errors import ClusterError
 #: Fields holding base64 data the client decodes (users[].user / clusters[].cluster).
 USER_DATA: Final = ("client-certificate-data", "client-key-data")
 CLUSTER_DATA: Final = ("certificate-authority-data",)
+#: Each data field -> the file field the client reads when the data field is absent.
+DATA_FILES: Final = {
+    "certificate-authority-data": "certificate-authority",
+    "client-certificate-data": "client-certificate",
+    "client-key-data": "client-key",
+}
 _PATH_PREFIXES: Final = ("/", "~", "./", "../")
 
 
@@ -155,3 +167,30 @@ def check_context(document: Mapping[str, Any], context: str | None) -> None:
         if user is None:
             raise ClusterError(f"kubeconfig context {str(chosen)!r} names user {str(user_name)!r}, which is not listed")
         _check_data(user, "user", USER_DATA, f"users[{user_name}]")
+
+
+def chosen_names(document: Mapping[str, Any], context: str | None) -> tuple[str, str | None]:
+    """The cluster and user names of the context in use (checked by :func:`check_context`)."""
+    chosen = context or document.get("current-context")
+    entry = _named(document, "contexts", str(chosen)) or {}
+    body = entry.get("context") or {}
+    user = body.get("user")
+    return str(body.get("cluster")), None if user is None else str(user)
+
+
+def inline_credentials(body: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, bytes]:
+    """The decoded bytes of each of ``fields`` ``body`` holds (base64 checked before)."""
+    found = {}
+    for name in fields:
+        value = body.get(name)
+        if value:
+            found[name] = base64.b64decode("".join(str(value).split()))
+    return found
+
+
+def with_files(body: Mapping[str, Any], files: Mapping[str, str]) -> dict[str, Any]:
+    """``body`` with each data field of ``files`` (data field -> path) replaced by its file field."""
+    rewritten = {key: value for key, value in body.items() if key not in files}
+    for data_field, path in files.items():
+        rewritten[DATA_FILES[data_field]] = path
+    return rewritten

@@ -21,8 +21,9 @@ Lifecycle (readiness-lifecycle B4):
 * ``create``/``update`` wait (unless ``wait`` is false) and return the status outputs; a
   timeout or failure raises with one line per unready component. The engine's custom
   timeouts never reach a dynamic provider, so ``timeout_seconds`` is the deadline. The host
-  prints the traceback of whatever a method raises; our errors are re-raised from the method
-  itself, so the user reads the host's frames, one of ours, and the reason;
+  answers whatever a method raises with its traceback; for our errors it answers with the
+  message alone (:mod:`dynamo_pulumi.cluster.host_errors`, installed when the host imports this
+  module), so the user reads the reason, not the host's frames;
 * ``read`` (``pulumi refresh``) reads the status once, without waiting;
 * with ``wait`` false nothing calls the cluster: not ``create``/``update``, not ``read``;
 * ``delete`` deletes nothing: the readiness resource owns no cluster object.
@@ -43,6 +44,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from dynamo_pulumi.cluster import host_errors
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS
 from dynamo_pulumi.readiness.status import GraphStatus
@@ -62,6 +64,8 @@ OUTPUTS: Final = ("state", "ready", "components", "drift")
 NOT_WAITED: Final = {"state": "", "ready": {}, "components": {}, "drift": []}
 #: What the engine sends for a value not known during preview (pulumi/pulumi#6310).
 UNKNOWN: Final = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+host_errors.install()  # in the dynamic-provider host only: our errors shown as their message
 
 
 def is_unknown(value: Any) -> bool:

@@ -13,6 +13,7 @@ delays themselves: the cap, the jitter range, the reset after progress.
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -78,7 +79,11 @@ class Deadline:
 
     @classmethod
     def after(cls, pace: Pace, seconds: float | None) -> Deadline:
-        return cls(pace, None if seconds is None else pace.clock() + seconds)
+        """``seconds`` from now; infinite is no deadline. NaN is refused: a deadline it made would
+        never pass (``nan <= 0`` is false) and its wait would spin for ever."""
+        if seconds is not None and math.isnan(seconds):
+            raise ValueError("a deadline cannot be NaN seconds")
+        return cls(pace, None if seconds is None or seconds == math.inf else pace.clock() + seconds)
 
     def left(self) -> float | None:
         """Seconds left (may be negative), None without a deadline."""

@@ -22,9 +22,11 @@ def connection_of(props: Mapping[str, Any]) -> Connection:
     return Connection(kubeconfig=props.get("kubeconfig") or None, context=props.get("context") or None)
 
 
-def open_waiter(props: Mapping[str, Any], request: WaitRequest, progress: Progress | None = None) -> Waiter:
-    """A waiter on a fresh client for the connection the inputs name."""
-    return Waiter(ClusterApi(api_client(connection_of(props))), request, progress)
+def open_waiter(props: Mapping[str, Any], request: WaitRequest, progress: Progress | None = None,
+                deadline_by: str = "") -> Waiter:
+    """A waiter on a fresh client for the connection the inputs name (``deadline_by``: see
+    :class:`Waiter`)."""
+    return Waiter(ClusterApi(api_client(connection_of(props))), request, progress, deadline_by=deadline_by)
 
 
 def drift_after_wait(waiter: Waiter, predicted: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -14,6 +14,11 @@ Time: one deadline bounds everything, the first lists (retried with backoff on 4
 truncated answers), every watch request and the watch threads themselves; only the report's one
 read of Warning events gets :data:`REPORT_SECONDS` past it. The watch threads are joined before
 ``wait`` returns or raises, so none is left inside a request when the process ends.
+
+Another thread may :meth:`Waiter.cancel` a wait at any moment (the plugin does on the engine's
+Cancel, a dropped call or a signal): the client's connections are cut, the watches stop, and
+``wait``/``status`` raise :class:`WaitCancelled` at once with the reason, before or after the
+first lists.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
-from dynamo_pulumi.cluster.errors import ClusterError, WaitFailed, WaitTimeout
+from dynamo_pulumi.cluster.errors import ClusterError, WaitCancelled, WaitFailed, WaitTimeout
 from dynamo_pulumi.cluster.retry import Deadline, Pace
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
 from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
@@ -66,20 +71,27 @@ def _fatal(ref: ResourceRef, namespace: str, failure: ApiFailure) -> ClusterErro
 
 class Waiter:
     """Watches one graph. ``clock`` (or a whole :class:`Pace`: clock, sleep, random) and
-    ``progress`` are injectable for tests and the CLI."""
+    ``progress`` are injectable for tests and the CLI. ``deadline_by`` says, in the timeout's
+    headline, what set the deadline when more than one thing could have (the plugin: the
+    engine's per-operation timeout or ``timeout_seconds``)."""
 
     def __init__(
         self, api: ClusterApi, request: WaitRequest, progress: Progress | None = None,
-        clock: Callable[[], float] = time.monotonic, pace: Pace | None = None,
+        clock: Callable[[], float] = time.monotonic, pace: Pace | None = None, deadline_by: str = "",
     ) -> None:
         self.api = api
         self.request = request
         self.progress = progress or (lambda line: None)
         self.pace = pace or Pace(clock=clock)
         self.clock = self.pace.clock
+        self.deadline_by = deadline_by
         self.cache = ObjectCache()
         self._stop = threading.Event()
         self._watches = [self._watch_of(ref, selector) for ref, selector in self._kinds()]
+        self._pods = self._pod_watch()
+        #: Why the wait was cancelled (None while it is not), set by :meth:`cancel`.
+        self.cancelled: str | None = None
+        self._started = self.clock()
 
     # --- what to watch ---------------------------------------------------------------------------
 
@@ -172,7 +184,7 @@ class Waiter:
 
     def sync(self) -> None:
         """List every watched kind once, pods included; failures are one-line ClusterErrors."""
-        self._list([*self._watches, self._pod_watch()], Deadline.after(self.pace, STATUS_SECONDS))
+        self._list([*self._watches, self._pods], Deadline.after(self.pace, STATUS_SECONDS))
 
     def _list(self, watches: Sequence[KindWatch], deadline: Deadline) -> None:
         """One list per watch (its cache filled, the resourceVersion to watch from kept),
@@ -180,9 +192,30 @@ class Waiter:
         for watch in watches:
             watch.deadline = deadline
             try:
+                self._check_cancelled()
                 watch.first_list()
             except ApiFailure as failure:
+                self._check_cancelled()
                 raise _fatal(watch.ref, self.request.namespace, failure) from None
+
+    # --- cancelling --------------------------------------------------------------------------------
+
+    def cancel(self, reason: str) -> None:
+        """End the wait from any thread: cut the client's connections, stop the watches, wake the
+        loop; ``wait``/``status`` then raise :class:`WaitCancelled` with ``reason``."""
+        if self.cancelled is not None:
+            return
+        self.cancelled = reason
+        self._stop.set()
+        self.api.abort()
+        for watch in (*self._watches, self._pods):
+            watch.close()
+        self.cache.wake()
+
+    def _check_cancelled(self) -> None:
+        if self.cancelled is not None:
+            elapsed = format_go_duration(max(0, round(self.clock() - self._started)))
+            raise WaitCancelled(f"{self.request.label}: cancelled after {elapsed}: {self.cancelled}")
 
     def status(self) -> GraphStatus:
         """The graph's status now, without waiting (``dynamo-pulumi status``, ``pulumi refresh``)."""
@@ -194,8 +227,14 @@ class Waiter:
     def wait(self) -> GraphStatus:
         """Block until ready; raise WaitTimeout / WaitFailed / ClusterError otherwise."""
         deadline = Deadline.after(self.pace, self.request.timeout_seconds)
-        watches = [*self._watches, self._pod_watch()]
-        self._list(watches, deadline)
+        watches = [*self._watches, self._pods]
+        try:
+            self._list(watches, deadline)
+        except ClusterError as error:
+            if not deadline.passed():
+                raise
+            # retried until the deadline (a hung or failing server): the deadline ended the wait
+            raise WaitTimeout(f"{self.request.label} {self._headline()}: {error}") from None
         try:
             for watch in watches:
                 watch.start()
@@ -217,6 +256,7 @@ class Waiter:
         previous: GraphStatus | None = None
         with self.cache.changed:
             while True:
+                self._check_cancelled()
                 seen = self.cache.version
                 status = self.evaluate()
                 for state in changed_components(previous, status):
@@ -233,10 +273,14 @@ class Waiter:
                         raise _fatal(watch.ref, self.request.namespace, watch.fatal)
                 remaining = deadline.left() or 0.0
                 if remaining <= 0:
-                    raise WaitTimeout(self._report(
-                        f"not ready after {format_go_duration(self.request.timeout_seconds)}", status))
+                    raise WaitTimeout(self._report(self._headline(), status))
                 if self.cache.version == seen:
                     self.cache.changed.wait(timeout=min(remaining, 60.0))
+
+    def _headline(self) -> str:
+        """``not ready after 30s`` (and what set the deadline, when the caller said)."""
+        by = f" ({self.deadline_by})" if self.deadline_by else ""
+        return f"not ready after {format_go_duration(self.request.timeout_seconds)}{by}"
 
     def _report(self, headline: str, status: GraphStatus) -> str:
         lines = self.explain(status)

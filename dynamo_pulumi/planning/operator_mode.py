@@ -37,6 +37,14 @@ def scaled_replica_paths(plan: GraphPlan) -> list[str]:
     return []
 
 
+def revision_document(plan: GraphPlan) -> dict[str, Any]:
+    """The custom resource as every update sends it, which the readiness revision digests: without
+    the replicas a scaling adapter owns (``ignore_changes``: sent once at create, then never), so
+    a change of them in the file neither updates the DGD nor makes ``pulumi up`` wait again (seen
+    with the real engine's plan beside ``dynamo-pulumi diff``, tests/e2e/test_engine_diff.py)."""
+    return without_paths(custom_resource_document(plan), scaled_replica_paths(plan))
+
+
 def plan_prediction(plan: GraphPlan) -> list[dict[str, Any]]:
     """The predicted objects of a plan in summary order: what the drift check compares the
     operator's objects with (``pulumi.Output`` leaves still parked as tokens).

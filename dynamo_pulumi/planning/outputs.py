@@ -24,11 +24,13 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.naming import component_service_name, dynamo_namespace
+from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE, UnknownValue
 from dynamo_pulumi.render.backends.dra_claims import DraInventory, claim_template_gpus
-from dynamo_pulumi.render.backends.gpus import pod_gpu_count
+from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, pod_gpu_count
 
 if TYPE_CHECKING:
     from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
+    from dynamo_pulumi.planning.unknowns import OutputTable
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "LeaderWorkerSet", "PodCliqueSet")
 
@@ -45,6 +47,20 @@ class ComponentSummary:
     gpus: int
     #: Why some pods' GPUs are not in ``gpus`` (a DRA claim nothing resolves offline).
     uncounted_gpus: tuple[str, ...] = ()
+    #: Ids of the ``pulumi.Output`` values not known yet that the GPU count depends on (a replica
+    #: count, a GPU quantity): while any is listed, ``gpus`` holds a stand-in and is no count.
+    unknown_gpus: tuple[str, ...] = ()
+    #: The same for ``replicas``.
+    unknown_replicas: tuple[str, ...] = ()
+
+    @property
+    def known_gpus(self) -> int | None:
+        """The GPU count, or None while it depends on a value not known yet."""
+        return None if self.unknown_gpus else self.gpus
+
+    @property
+    def known_replicas(self) -> int | None:
+        return None if self.unknown_replicas else self.replicas
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -71,40 +87,63 @@ def _int(value: Any) -> int:
         return 0
 
 
+class _Counter:
+    """Integers read off rendered objects, noting each that is the stand-in of an Output whose
+    value is not known yet (the count built from it is then no count)."""
+
+    def __init__(self, table: OutputTable | None) -> None:
+        self.integers = table.integers if table is not None else {}
+        self.unknown: list[str] = []
+
+    def __call__(self, value: Any) -> int:
+        if isinstance(value, UnknownValue):
+            self.unknown.append(value.ident)
+        elif isinstance(value, int) and not isinstance(value, bool) and value in self.integers:
+            self.unknown.append(self.integers[value])
+        elif isinstance(value, str):
+            self.unknown += OUTPUT_TOKEN_RE.findall(value)
+        return _int(value)
+
+
 def _template_spec(template: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return (template or {}).get("spec") or {}
 
 
-def _pods_of_workload(obj: Mapping[str, Any], component: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
+def _pods_of_workload(
+    obj: Mapping[str, Any], component: str, count: _Counter | None = None
+) -> Iterable[tuple[int, Mapping[str, Any]]]:
     """(pod count, pod spec) pairs the workload runs for ``component``."""
+    count = count or _Counter(None)
     spec = obj.get("spec") or {}
     kind = obj.get("kind")
-    replicas = _int(spec.get("replicas", 1))
+    replicas = count(spec.get("replicas", 1))
     if kind in ("Deployment", "StatefulSet"):
         yield replicas, _template_spec(spec.get("template"))
     elif kind == "LeaderWorkerSet":
         lwt = spec.get("leaderWorkerTemplate") or {}
-        size = max(_int(lwt.get("size", 1)), 1)
+        size = max(count(lwt.get("size", 1)), 1)
         worker = _template_spec(lwt.get("workerTemplate"))
         leader = _template_spec(lwt.get("leaderTemplate")) if lwt.get("leaderTemplate") else worker
         yield replicas, leader
         yield replicas * (size - 1), worker
     elif kind == "PodCliqueSet":
-        yield from _pods_of_pcs(spec, component, replicas)
+        yield from _pods_of_pcs(spec, component, replicas, count)
 
 
-def _pods_of_pcs(spec: Mapping[str, Any], component: str, pcs_replicas: int) -> Iterable[tuple[int, Mapping[str, Any]]]:
+def _pods_of_pcs(
+    spec: Mapping[str, Any], component: str, pcs_replicas: int, count: _Counter
+) -> Iterable[tuple[int, Mapping[str, Any]]]:
     template = spec.get("template") or {}
-    group_of: dict[str, int] = {}
+    group_of: dict[str, Any] = {}
     for group in template.get("podCliqueScalingGroups") or []:
         for clique in group.get("cliqueNames") or []:
-            group_of[clique] = _int(group.get("replicas", 1)) or 1
+            group_of[clique] = group.get("replicas", 1)
     for clique in template.get("cliques") or []:
         if (clique.get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) != component:
             continue
         clique_spec = clique.get("spec") or {}
-        count = pcs_replicas * group_of.get(clique.get("name", ""), 1) * _int(clique_spec.get("replicas", 1))
-        yield count, clique_spec.get("podSpec") or {}
+        per_group = count(group_of.get(clique.get("name", ""), 1)) or 1
+        yield pcs_replicas * per_group * count(clique_spec.get("replicas", 1)), clique_spec.get("podSpec") or {}
 
 
 def _component_workloads(component: ComponentPlan, graph_objects: list[PlannedObject]) -> list[PlannedObject]:
@@ -122,12 +161,12 @@ def _service_name(component: ComponentPlan) -> str | None:
     return services[0] if services else None
 
 
-def _replicas(component: ComponentPlan, plan: GraphPlan) -> int:
+def _replicas(component: ComponentPlan, plan: GraphPlan, count: _Counter) -> int:
     if component.dcd is not None and "replicas" in (component.dcd.get("spec") or {}):
-        return _int(component.dcd["spec"]["replicas"])
+        return count(component.dcd["spec"]["replicas"])
     graph = plan.graph
     spec = graph.spec if plan.kind != "DynamoGraphDeployment" else graph.spec.component(component.name)  # type: ignore[union-attr]
-    return spec.effective_replicas if spec is not None else 1
+    return count(spec.effective_replicas) if spec is not None else 1
 
 
 def gpu_inventory(plan: GraphPlan) -> DraInventory:
@@ -139,7 +178,9 @@ def gpu_inventory(plan: GraphPlan) -> DraInventory:
     )
 
 
-def _shared_claims_of_pcs(spec: Mapping[str, Any], component: str) -> Iterable[tuple[int, str, Mapping[str, Any]]]:
+def _shared_claims_of_pcs(
+    spec: Mapping[str, Any], component: str, count: _Counter
+) -> Iterable[tuple[int, str, Mapping[str, Any]]]:
     """(claims, template name, claim spec) of the component's Grove-shared claims.
 
     Inter-pod GMS shares one claim per rank between a rank's weight-server and engine cliques:
@@ -152,31 +193,47 @@ def _shared_claims_of_pcs(spec: Mapping[str, Any], component: str) -> Iterable[t
                  for t in template.get("resourceClaimTemplates") or []}
     own = {c.get("name") for c in template.get("cliques") or []
            if (c.get("labels") or {}).get(KUBE_LABEL_DYNAMO_COMPONENT) == component}
-    pcs_replicas = _int(spec.get("replicas", 1))
+    pcs_replicas = count(spec.get("replicas", 1))
     for group in template.get("podCliqueScalingGroups") or []:
         for sharing in group.get("resourceSharing") or []:
             cliques = set((sharing.get("filter") or {}).get("childCliqueNames") or [])
             if not cliques & own or sharing.get("name") not in templates:
                 continue
-            per_group = _int(group.get("replicas", 1)) if sharing.get("scope") == "PerReplica" else 1
+            per_group = count(group.get("replicas", 1)) if sharing.get("scope") == "PerReplica" else 1
             yield pcs_replicas * per_group, str(sharing["name"]), templates[sharing["name"]]
 
 
+def _gpu_quantity_outputs(pod: Mapping[str, Any]) -> list[str]:
+    """Ids of the Outputs (still unknown) among the pod's GPU quantities."""
+    return [
+        ident
+        for container in [*(pod.get("containers") or []), *(pod.get("initContainers") or [])]
+        for section in ((container.get("resources") or {}).get(s) or {} for s in ("limits", "requests"))
+        for name, quantity in section.items() if is_gpu_resource_name(str(name)) and isinstance(quantity, str)
+        for ident in ([quantity.ident] if isinstance(quantity, UnknownValue) else OUTPUT_TOKEN_RE.findall(quantity))
+    ]
+
+
 def _workload_gpus(
-    workloads: list[PlannedObject], component: str, inventory: DraInventory
+    workloads: list[PlannedObject], component: str, inventory: DraInventory, count: _Counter
 ) -> tuple[int, tuple[str, ...]]:
     """GPUs of the component's pods and of the claims Grove shares between them, and why any
-    could not be counted."""
+    could not be counted (a GPU quantity that is an Output not known yet is no reason: ``count``
+    notes it, and the count is unknown, not short)."""
     total, uncounted = 0, []
     for workload in workloads:
-        for count, pod in _pods_of_workload(workload.obj, component):
+        for pods, pod in _pods_of_workload(workload.obj, component, count):
+            quantity_outputs = _gpu_quantity_outputs(pod)
+            if quantity_outputs:
+                count.unknown += quantity_outputs
+                continue
             try:
-                total += count * pod_gpu_count(pod, inventory)
+                total += pods * pod_gpu_count(pod, inventory)
             except RenderError as err:
                 uncounted.append(f"{workload.kind} {workload.name}: {err}")
         if workload.kind != "PodCliqueSet":
             continue
-        for claims, name, claim_spec in _shared_claims_of_pcs(workload.obj.get("spec") or {}, component):
+        for claims, name, claim_spec in _shared_claims_of_pcs(workload.obj.get("spec") or {}, component, count):
             try:
                 total += claims * claim_template_gpus(name, claim_spec, inventory)
             except RenderError as err:
@@ -188,15 +245,18 @@ def summarize_component(
     component: ComponentPlan, plan: GraphPlan, inventory: DraInventory | None = None
 ) -> ComponentSummary:
     workloads = _component_workloads(component, plan.graph_objects)
-    gpus, uncounted = _workload_gpus(workloads, component.name, inventory or gpu_inventory(plan))
+    gpu_count, replica_count = _Counter(plan.outputs), _Counter(plan.outputs)
+    gpus, uncounted = _workload_gpus(workloads, component.name, inventory or gpu_inventory(plan), gpu_count)
     return ComponentSummary(
         component=component.name,
         workload_kind=workloads[0].kind if workloads else "",
         workload_names=[w.name for w in workloads],
         service_name=_service_name(component),
-        replicas=_replicas(component, plan),
+        replicas=_replicas(component, plan, replica_count),
         gpus=gpus,
         uncounted_gpus=uncounted,
+        unknown_gpus=tuple(dict.fromkeys(gpu_count.unknown)),
+        unknown_replicas=tuple(dict.fromkeys(replica_count.unknown)),
     )
 
 

@@ -36,7 +36,7 @@ from dynamo_pulumi.constants import (
 )
 from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, check_mode
 from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
-from dynamo_pulumi.loading import LoadedObject
+from dynamo_pulumi.loading import LoadedObject, companion_note, is_companion
 from dynamo_pulumi.planning.outputs import gpu_count_warnings
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.planning.typed_outputs import crashed, explain, refuse_output_names, scrub
@@ -392,7 +392,8 @@ def plan_graph(
     checked_mode = check_mode(mode)
     resolved = load_platform(platform)  # type: ignore[arg-type]
     table = OutputTable()
-    beside = [*side_documents(spec), *objects]
+    side = side_documents(spec)
+    beside = [*side, *objects]
     try:
         entry, table = load_spec_entry(spec, name)
         if placement is not None:
@@ -413,6 +414,7 @@ def plan_graph(
     result = verdict.rendered
     assert result is not None  # a deployable graph carries its rendering (operator mode: the prediction)
     warnings = [scrub(w, table) for w in verdict.warnings]  # no parked token in a message
+    warnings += [companion_note(d) for d in side if is_companion(d)]  # beside the graph, not deployed by it
     plan = plan_from_rendered(
         graph, list(result.objects), list(result.components), ns, resolved, list(result.owners)
     )

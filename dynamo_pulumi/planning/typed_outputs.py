@@ -17,12 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError, invalid
 from dynamo_pulumi.loading import LoadedObject, Source, load_graph_entry
 from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
 from dynamo_pulumi.planning.unknowns import OutputTable
+
+if TYPE_CHECKING:
+    from dynamo_pulumi.planning.outputs import ComponentSummary
+    from dynamo_pulumi.planning.plan import GraphPlan
 
 PREVIEW_NOTE = "a pulumi.Output's value cannot be read at preview time"
 _TYPE_ERROR = re.compile(r"in body must be of type (\w+)")
@@ -143,11 +147,9 @@ def _explain_one(error: FieldError, table: OutputTable) -> FieldError:
         images = [p for p in _output_paths_under(component, table) if p.endswith(".image")]
         if images:
             return replace(
-                error,
-                fix="",  # the detail below says what an Output image needs
-                detail=f"{error.detail}: the image {images[0]} is a pulumi.Output, and {PREVIEW_NOTE}, so "
-                f"its tag cannot tell the runtime version; set {error.path} to the Dynamo runtime version "
-                'of that image (for example "1.3.1")',
+                error,  # the operator's words stay; the fix says what an Output image needs
+                fix=f"the image {images[0]} is a pulumi.Output, and {PREVIEW_NOTE}, so its tag cannot tell "
+                f'the runtime version; set {error.path} to the Dynamo runtime version of that image (for example "1.3.1")',
             )
     type_error = _TYPE_ERROR.search(error.detail)
     if type_error and error.path in table.paths.values() and _SIZING.search(error.path):
@@ -158,9 +160,27 @@ def _explain_one(error: FieldError, table: OutputTable) -> FieldError:
             "<pulumi.Output>",
             f"this field is read while validating and needs a plain {type_error.group(1)}; {PREVIEW_NOTE}",
         )
+    read = _output_read_by_rule(error, table)
+    if read is not None:  # a rule of the parent object compared the stand-in (minAvailable <= replicas)
+        return invalid(read, "<pulumi.Output>",
+                       f"this field is read while validating ({error.detail}) and needs a plain value; {PREVIEW_NOTE}")
     if mentions or _within_an_output(error.path, table):
-        return replace(error, detail=f"{error.detail} ({PREVIEW_NOTE}; give a plain value here)")
+        advice = f"{PREVIEW_NOTE}; give a plain value here"
+        return replace(error, fix=f"{error.fix}; {advice}" if error.fix else advice)
     return error
+
+
+def _output_read_by_rule(error: FieldError, table: OutputTable) -> str | None:
+    """The path of an Output under ``error.path`` whose field the error's rule names (a CEL rule
+    of the component that compares ``minAvailable`` with ``replicas``), else None: the rule read
+    the stand-in, not the value, so its verdict says nothing about the user's value."""
+    for path in _output_paths_under(error.path, table):
+        if path == error.path:
+            continue
+        field = _STEP.findall(path)[-1][0]
+        if field and re.search(rf"\b{re.escape(field)}\b", error.detail):
+            return path
+    return None
 
 
 def explain(exc: GraphValidationError, table: OutputTable) -> GraphValidationError:
@@ -195,26 +215,40 @@ def crashed(exc: Exception, table: OutputTable) -> InputError:
 # --- summaries -----------------------------------------------------------------------------------
 
 
-def summary_numbers(replicas: int, gpus: int, table: OutputTable) -> tuple[Any, Any]:
-    """A component's replica and GPU counts with an Output replica count put back.
+def component_counts(plan: GraphPlan, summary: ComponentSummary) -> tuple[Any, Any]:
+    """A component's replica and GPU counts for its outputs: plain integers, or, where a count
+    waits for Output values (a replica count, a GPU quantity), an Output that counts again once
+    they are known, over the plan with the values put in (:func:`.settled.settle`), so no
+    stand-in ever reaches an output."""
+    return (_recounted(plan, summary.component, summary.unknown_replicas, "replicas", summary.replicas),
+            _recounted(plan, summary.component, summary.unknown_gpus, "gpus", summary.gpus))
 
-    With ``replicas`` an Output, the rendered counts hold its stand-in ``s``; every pod count
-    scales with the replica count, so the GPU count is ``s * per_replica`` and becomes
-    ``Output * per_replica``."""
-    ident = table.integers.get(replicas)
-    if ident is None:
-        return replicas, gpus
-    output = table.outputs[ident]
-    per_replica, rest = divmod(gpus, replicas)
-    if rest:  # pragma: no cover - every workload's pods scale with the replica count
-        return output, output.apply(lambda _: None)
-    return output, output.apply(lambda count: int(count) * per_replica)
+
+def _recounted(plan: GraphPlan, component: str, idents: tuple[str, ...], field: str, plain: int) -> Any:
+    if not idents:
+        return plain
+    import pulumi  # late: only a program holds Outputs
+
+    from dynamo_pulumi.planning.outputs import summarize_component
+    from dynamo_pulumi.planning.settled import settle
+
+    def count(values: list[Any]) -> int:
+        known = dict(zip(idents, values, strict=True))
+        try:  # the graph too: a standalone DCD's replicas are read off its model
+            settled = settle(plan, known)
+        except GraphValidationError:  # a value the schema refuses: the API server says so at deploy
+            settled = settle(plan, known, graph=False)
+        found = settled.component(component)
+        assert found is not None  # settling keeps every component
+        return int(getattr(summarize_component(found, settled), field))
+
+    return pulumi.Output.all(*(plan.outputs.outputs[i] for i in idents)).apply(count)
 
 
 def total_of(counts: list[Any]) -> Any:
     """The sum of counts of which some may be Outputs."""
-    import pulumi
-
     if all(isinstance(c, int) for c in counts):
         return sum(counts)
+    import pulumi
+
     return pulumi.Output.all(*counts).apply(lambda values: sum(int(v or 0) for v in values))

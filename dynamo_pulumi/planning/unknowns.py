@@ -52,6 +52,8 @@ class OutputTable:
     paths: dict[str, str] = field(default_factory=dict)
     #: Stand-in integers of Outputs at integer model fields: stand-in -> token id.
     integers: dict[int, str] = field(default_factory=dict)
+    #: Values of the Outputs the engine has resolved, by token id (:mod:`.settled`).
+    known: dict[str, Any] = field(default_factory=dict)
 
     def token_for(self, value: pulumi.Output[Any], path: str = "") -> str:
         ident = hashlib.sha256(path.encode()).hexdigest()[:12]

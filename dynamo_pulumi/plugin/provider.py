@@ -9,6 +9,9 @@ changes, and the next read or wait uses it.
 The engine starts the plugin for every ``pulumi preview``/``up`` and first asks for its info,
 schema and configuration: the readiness core, the Kubernetes client and the components
 (``pulumi_kubernetes``) are imported at their first use, not at start.
+
+``Cancel`` (``pulumi cancel``, Ctrl-C in ``pulumi up``) and a signal to the plugin end every wait
+in flight, and every later one, with a "cancelled" message (:meth:`DynamoProvider.cancel_all`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from dynamo_pulumi.plugin.engine_log import EngineLog
 from dynamo_pulumi.plugin.tokens import PACKAGE, READINESS_TYPE
 from dynamo_pulumi.plugin.values import UNKNOWN, plain_map, program_value
 
+#: Why the waits end on the engine's ``Cancel``.
+CANCELLED_BY_ENGINE = "the engine cancelled the operation (pulumi cancel, or Ctrl-C in pulumi up)"
+
 if TYPE_CHECKING:
     from dynamo_pulumi.plugin.readiness import ReadinessResource
 
@@ -36,7 +42,17 @@ def _setting(args: Mapping[str, Any], variables: Mapping[str, str], key: str) ->
 
 
 def _resource_type(urn: str) -> str:
-    return urn.split("::")[-2] if "::" in urn else ""
+    """The resource's own type token, from ``urn:pulumi:<stack>::<project>::<types>::<name>``.
+
+    ``<types>`` is the parent's type chain joined by ``$``: a ``GraphReadiness`` a component
+    creates is ``dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness`` (type tokens
+    hold no ``$``, so the last segment is the resource's own type, what the wire request's
+    ``type`` field says; the SDK's request objects drop that field and their ``type`` property
+    takes the whole chain). The name may itself contain ``::``: the types are the third part.
+    This is how the engine reads it (``URN.Type()`` of pulumi's ``sdk/go/common/resource/urn``).
+    """
+    parts = urn.split("::", 3)
+    return parts[2].rsplit("$", 1)[-1] if len(parts) == 4 else ""
 
 
 class DynamoProvider(sdk.Provider):
@@ -48,6 +64,23 @@ class DynamoProvider(sdk.Provider):
         #: The configured connection (kubeconfig, context); None each when not configured.
         self.connection: tuple[Any, str | None] = (None, None)
         self._readiness: ReadinessResource | None = None
+        #: Why every wait was cancelled (None while none was).
+        self.cancelled: str | None = None
+
+    async def cancel(self) -> None:
+        """The engine's ``Cancel``: end every wait in flight, and any later one."""
+        self.cancel_all(CANCELLED_BY_ENGINE)
+
+    def cancel_all(self, reason: str) -> None:
+        """End every wait and read in flight (and every later one) with ``reason``."""
+        self.cancelled = self.cancelled or reason
+        if self._readiness is not None:
+            self._readiness.cancel_all(reason)
+
+    @property
+    def jobs(self) -> int:
+        """Waits and reads in flight."""
+        return self._readiness.jobs if self._readiness is not None else 0
 
     async def get_schema(self, request: sdk.GetSchemaRequest) -> sdk.GetSchemaResponse:
         from dynamo_pulumi.plugin.schema import schema_text
@@ -73,6 +106,8 @@ class DynamoProvider(sdk.Provider):
 
             self._readiness = ReadinessResource(self.log)
             self._readiness.configure(*self.connection)
+            if self.cancelled is not None:
+                self._readiness.cancel_all(self.cancelled)
         return self._readiness
 
     async def check(self, request: sdk.CheckRequest) -> sdk.CheckResponse:

@@ -15,6 +15,11 @@ from typing import Any, Final
 from dynamo_pulumi.cluster.provider import INPUTS, OUTPUTS
 from dynamo_pulumi.plugin.tokens import DCD_OUTPUTS, DCD_TYPE, DGD_OUTPUTS, DGD_TYPE, PACKAGE, READINESS_TYPE
 
+#: The Go SDK's import path and module (``pulumi package gen-sdk --language go`` writes the module to
+#: ``<out>/go``, the package to ``<out>/go/dynamo``; a program points the module at it with
+#: ``go mod edit -replace``: README, "From TypeScript, Go, C# or YAML").
+GO_MODULE: Final = "github.com/dynamo-pulumi/dynamo-pulumi/sdks/go"
+GO_IMPORT: Final = f"{GO_MODULE}/dynamo"
 ANY: Final = {"$ref": "pulumi.json#/Any"}
 STRING: Final = {"type": "string"}
 INTEGER: Final = {"type": "integer"}
@@ -32,7 +37,7 @@ READINESS_PROPERTIES: Final[dict[str, tuple[dict[str, Any], str]]] = {
     "targets": (OBJECTS, "The objects whose status decides readiness: {api_version, kind, namespace, name, component, group}."),
     "revision": (STRING, "Digest of what is deployed; a change waits again."),
     "pod_selector": (STRING, "Label selector of the graph's pods (their problems explain a wait)."),
-    "timeout_seconds": (INTEGER, "Deadline of one wait, in seconds."),
+    "timeout_seconds": (INTEGER, "Deadline of one wait, in seconds (at most 604800: 7 days); the resource's customTimeouts, when shorter, wins."),
     "wait": (BOOLEAN, "False: never wait and never read the cluster."),
     "kubeconfig": (ANY, "Kubeconfig contents, path or parsed document (secret); default: the provider's."),
     "context": (STRING, "Kubeconfig context; default: the provider's."),
@@ -128,6 +133,13 @@ def package_schema(version: str = "0.1.0") -> dict[str, Any]:
             READINESS_TYPE: _readiness(),
         },
         "types": _types(),
+        # respectSchemaVersion: the generated Node.js SDK names this version in its package.json and
+        # asks the engine for this plugin version; without it, `pulumi package gen-sdk` (outside
+        # `package add`) writes the placeholder "${VERSION}" and every resource fails "No Major.Minor.Patch".
+        "language": {
+            "go": {"importBasePath": GO_IMPORT, "modulePath": GO_MODULE, "generateResourceContainerTypes": True},
+            "nodejs": {"packageName": "@pulumi/dynamo", "respectSchemaVersion": True},
+        },
     }
 
 

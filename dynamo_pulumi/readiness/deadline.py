@@ -7,12 +7,28 @@ wait``): 60 minutes, because a large model loads for tens of minutes and pulumi-
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Final
 
 from dynamo_pulumi.go_duration import parse_go_duration
 
 DEFAULT_TIMEOUT_SECONDS: Final = 3600
+#: The longest wait anyone means: a week (a larger number is a unit mistake, or ``inf``).
+MAX_TIMEOUT_SECONDS: Final = 7 * 24 * 3600
+
+
+def timeout_problem(seconds: float) -> str | None:
+    """Why ``seconds`` cannot be a wait's deadline (None when it can): it must be a finite number
+    above zero and at most :data:`MAX_TIMEOUT_SECONDS` (NaN compares false with everything, so it
+    is tested first: ``nan <= 0`` let it through once and the wait never ended)."""
+    if math.isnan(seconds) or math.isinf(seconds):
+        return "must be a finite number of seconds"
+    if seconds <= 0:
+        return "must be positive"
+    if seconds > MAX_TIMEOUT_SECONDS:
+        return f"must be at most {MAX_TIMEOUT_SECONDS} seconds (7 days)"
+    return None
 
 
 def parse_duration(value: float | int | str) -> int:
@@ -32,6 +48,7 @@ def parse_duration(value: float | int | str) -> int:
             seconds = float(text) if re.fullmatch(r"\d+(\.\d+)?", text) else parse_go_duration(text)
         except ValueError:
             raise ValueError(f"timeout must be a duration like 30m, 1h30m or 90s, not {value!r}") from None
-    if seconds <= 0:
-        raise ValueError(f"timeout must be positive, not {value!r}")
+    problem = timeout_problem(seconds)
+    if problem is not None:
+        raise ValueError(f"timeout {problem}, not {value!r}")
     return max(1, round(seconds))

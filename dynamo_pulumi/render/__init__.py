@@ -112,9 +112,22 @@ def _component_objects(
         backend_framework=dcd["spec"].get("backendFramework") or "",
     )
     objects: list[dict[str, Any]] = []
-    for builder in COMPONENT_BUILDERS:
-        objects += builder.build(ctx)
+    try:
+        for builder in COMPONENT_BUILDERS:
+            objects += builder.build(ctx)
+    except RenderError as exc:
+        raise _at_component(exc, dcd) if generated else exc from None
     return objects
+
+
+def _at_component(exc: RenderError, dcd: dict[str, Any]) -> RenderError:
+    """A refusal at a field of a DGD's generated DCD (``spec.sharedMemorySize``), at the
+    component that field came from (``spec.components[decode].sharedMemorySize``: the verdict
+    puts the index the user wrote), so the error lands on the user's line."""
+    if not exc.path.startswith("spec.") or exc.path.startswith("spec.components["):
+        return exc
+    message = str(exc).removeprefix(f"{exc.path}: ")
+    return RenderError(message, f"spec.components[{component_name_of(dcd)}].{exc.path.removeprefix('spec.')}")
 
 
 def _component_model(dcd: dict[str, Any], generated: bool) -> DynamoComponentDeployment:
@@ -212,11 +225,22 @@ def _check_component_names(graph: DynamoGraphDeployment) -> None:
                               f"spec.components[{i}].name")
 
 
+def _refuse_component_groups(graph: DynamoGraphDeployment) -> None:
+    """``spec.experimental.componentGroups`` (newest types): no operator code we follow renders
+    them, so they are refused rather than silently left out of every object."""
+    experimental = graph.spec.experimental
+    if experimental is not None and experimental.component_groups:
+        from dynamo_pulumi.deploy_mode import COMPONENT_GROUPS_NOT_RENDERED
+
+        raise RenderError(COMPONENT_GROUPS_NOT_RENDERED, "spec.experimental.componentGroups")
+
+
 def render_graph_deployment(
     graph: DynamoGraphDeployment, platform: Platform, namespace: str, dra: DraInventory = EMPTY_INVENTORY
 ) -> RenderResult:
     """A DGD on the component pathway: DCDs, their objects, then the graph's shared objects."""
     _check_component_names(graph)
+    _refuse_component_groups(graph)
     if choose_pathway(graph, platform) is Pathway.GROVE:
         return _render_grove(graph, platform, namespace, dra)
     worker_hash = compute_worker_hash(graph, namespace)

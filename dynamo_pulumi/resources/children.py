@@ -99,29 +99,26 @@ def child_options(
     )
 
 
-#: Field manager prefix of the server-side-apply patches for namespace-shared objects.
-SHARED_FIELD_MANAGER_PREFIX = "dynamo-pulumi-"
-_PATCH_FIELD_MANAGER = "pulumi.com/patchFieldManager"
-
-
-def _register_shared(
-    planned: PlannedObject, obj: dict[str, Any], opts: pulumi.ResourceOptions, graph_name: str
-) -> pulumi.CustomResource:
+def _register_shared(planned: PlannedObject, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     """A namespace-shared object as the typed ``*Patch`` class: server-side apply creates it if
-    missing and lets every graph of the namespace co-own the same fields (same values, no
-    conflict). The object outlives the graph, as the operator leaves it: the patch is retained on
-    delete, because deleting a patch that is the last manager of a required field (a
-    RoleBinding's ``roleRef``) is refused by the provider, which would fail ``pulumi destroy``
-    of the namespace's last graph (seen with the real engine, tests/e2e/)."""
+    missing and lets every graph of the namespace co-own the same fields.
+
+    Co-ownership holds only while every graph applies the same values: each patch keeps the field
+    manager the provider generates for it (stored in its state), and nothing graph-specific is
+    written into the object. A ``pulumi.com/patchFieldManager`` annotation naming the graph would
+    be sent as an annotation too, with a different value per graph, and the second graph of a
+    namespace would fail on that field ("Server-Side Apply field conflict", seen with the real
+    engine, tests/e2e/test_engine_diff.py).
+
+    The object outlives the graph, as the operator leaves it: the patch is retained on delete,
+    because deleting a patch that is the last manager of a required field (a RoleBinding's
+    ``roleRef``) is refused by the provider, which would fail ``pulumi destroy`` of the
+    namespace's last graph (seen with the real engine, tests/e2e/)."""
     cls = typed_class(planned.api_version, f"{planned.kind}Patch")
     if cls is None:  # pragma: no cover - every shared kind has a Patch class
         raise TypeError(f"no server-side-apply patch class for {planned.kind}")
-    metadata = dict(obj.get("metadata") or {})
-    annotations = dict(metadata.get("annotations") or {})
-    annotations[_PATCH_FIELD_MANAGER] = f"{SHARED_FIELD_MANAGER_PREFIX}{graph_name}"
-    metadata["annotations"] = annotations
     opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(retain_on_delete=True))
-    return cls(planned.pulumi_name, opts=opts, **_typed_kwargs({**obj, "metadata": metadata}))
+    return cls(planned.pulumi_name, opts=opts, **_typed_kwargs(obj))
 
 
 def register(
@@ -130,7 +127,6 @@ def register(
     outputs: OutputTable,
     ignore_changes: list[str] | None = None,
     depends_on: list[pulumi.Resource] | None = None,
-    graph_name: str = "",
     timeout_seconds: int | None = None,
     readiness_waits: bool = True,
 ) -> pulumi.CustomResource:
@@ -138,7 +134,7 @@ def register(
     obj = with_await_annotations(restore(planned.obj, outputs), planned, readiness_waits)
     opts = child_options(planned, parent, ignore_changes, depends_on, timeout_seconds, readiness_waits)
     if planned.shared:
-        return _register_shared(planned, obj, opts, graph_name)
+        return _register_shared(planned, obj, opts)
     cls = typed_class(planned.api_version, planned.kind)
     if cls is not None:
         return cls(planned.pulumi_name, opts=opts, **_typed_kwargs(obj))

@@ -22,10 +22,12 @@ from dynamo_pulumi.planning.operator_mode import operator_expansion
 from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.outputs import ComponentSummary, GraphSummary, summarize, summarize_component
 from dynamo_pulumi.planning.placement import GpuPlacement
-from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, SpecSource, plan_graph
+from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject, SpecSource, plan_graph
+from dynamo_pulumi.planning.settled import record_known_values
 from dynamo_pulumi.planning.tokens import DCD_TYPE, DGD_TYPE
-from dynamo_pulumi.planning.typed_outputs import summary_numbers, total_of
+from dynamo_pulumi.planning.typed_outputs import component_counts, total_of
 from dynamo_pulumi.platform import Platform
+from dynamo_pulumi.readiness.targets import is_workload
 from dynamo_pulumi.resources.children import register
 from dynamo_pulumi.resources.object_registry import claim_objects
 from dynamo_pulumi.resources.operator_mode import (
@@ -56,6 +58,35 @@ def _depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
 def _require_kind(plan: GraphPlan, kind: str, name: str, hint: str) -> None:
     if plan.kind != kind:
         raise InputError(f"{name!r} was given a {plan.kind}; {hint}")
+
+
+Registered = list[tuple[PlannedObject, pulumi.CustomResource]]
+
+
+def register_graph_level(
+    objects: Sequence[PlannedObject], parent: pulumi.Resource, plan: GraphPlan, deps: list[pulumi.Resource],
+    readiness: ReadinessOptions,
+) -> Registered:
+    """The graph-level objects under ``parent``: first those the pods use, then a graph-level
+    workload (the Grove PodCliqueSet) depending on them (see :func:`supporting`)."""
+    def one(planned: PlannedObject, depends_on: list[pulumi.Resource]) -> pulumi.CustomResource:
+        return register(planned, parent, plan.outputs, ignore_changes(planned, plan, None), depends_on,
+                        readiness.timeout_seconds, readiness.wait)
+
+    support = [(planned, one(planned, deps)) for planned in objects if not is_workload(planned.obj)]
+    pods_need = [*deps, *supporting(support)]
+    return [*support, *((planned, one(planned, pods_need)) for planned in objects if is_workload(planned.obj))]
+
+
+def supporting(registered: Registered) -> list[pulumi.CustomResource]:
+    """The graph-level objects the graph's pods use: its ServiceAccounts and RBAC, ConfigMaps
+    (scripts, EPP configuration), claim templates; every workload is created after them.
+
+    Without the order, the ReplicaSet controller may try to create a worker's pods before its
+    ServiceAccount exists ("error looking up service account"): it retries with backoff, so the
+    pods come later than they could and a ``FailedCreate`` warning is left on the workload (seen
+    with the real engine, tests/e2e/test_engine_failure.py). The operator creates them first too."""
+    return [resource for planned, resource in registered if not is_workload(planned.obj)]
 
 
 class DynamoComponentDeployment(pulumi.ComponentResource):
@@ -106,6 +137,8 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 claim_objects(_graph, [*_graph.graph_objects, *_component.objects], f'{DCD_KIND} "{name}"')
         self.plan = _graph
         self.component = _component
+        if standalone:
+            record_known_values(_graph.outputs)
         deps = _depends_on(opts)
         readiness = readiness or ReadinessOptions()
         deadline = readiness.timeout_seconds
@@ -118,14 +151,13 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
                 self.custom_resource = register_custom_resource(_graph, self, deps, adopt)
                 self.readiness = register_operator_mode_readiness(self, _graph, readiness, self.custom_resource)
         else:
-            graph_level = [  # a standalone DCD owns what would otherwise be graph-level
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, None), deps, _graph.name,
-                         deadline, readiness.wait)
-                for planned in (_graph.graph_objects if standalone else ())
-            ]
+            # A standalone DCD owns what would otherwise be graph-level; its pods need that first.
+            registered = register_graph_level(_graph.graph_objects, self, _graph, deps, readiness) if standalone else []
+            graph_level = [resource for _, resource in registered]
+            pods_need = [*deps, *supporting(registered)]
             self.resources = [
-                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), deps,
-                         _graph.name, deadline, readiness.wait)
+                register(planned, self, _graph.outputs, ignore_changes(planned, _graph, _component), pods_need,
+                         deadline, readiness.wait)
                 for planned in _component.objects
             ]
             if standalone:
@@ -138,7 +170,7 @@ class DynamoComponentDeployment(pulumi.ComponentResource):
         self.workload_kind = pulumi.Output.from_input(summary.workload_kind)
         self.workload_names = pulumi.Output.from_input(summary.workload_names)
         self.service_name = pulumi.Output.from_input(summary.service_name)
-        replicas, gpus = summary_numbers(summary.replicas, summary.gpus, self.plan.outputs)
+        replicas, gpus = component_counts(self.plan, summary)
         self.replicas = pulumi.Output.from_input(replicas)
         self.gpus = pulumi.Output.from_input(gpus)
         self.register_outputs(
@@ -190,6 +222,7 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             _require_kind(plan, DGD_KIND, name, "use DynamoComponentDeployment for a standalone component")
             claim_objects(plan, plan.all_objects(), f'{DGD_KIND} "{name}"')
         self.plan = plan
+        record_known_values(plan.outputs)  # offline tools show the values, never stand-ins
         for warning in plan.warnings:
             pulumi.log.warn(f"{plan.kind} {plan.name}: {warning}")
         deps = _depends_on(opts)
@@ -209,10 +242,9 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
         self.summary = summary
         self.dynamo_namespace = pulumi.Output.from_input(summary.dynamo_namespace)
         self.frontend_url = pulumi.Output.from_input(summary.frontend_url)
-        self.total_gpus = pulumi.Output.from_input(
-            total_of([c.gpus for c in self.components.values()]) if plan.outputs.integers else summary.total_gpus
-        )
-        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary))
+        counts = {name: component_counts(plan, s) for name, s in summary.components.items()}
+        self.total_gpus = pulumi.Output.from_input(total_of([gpus for _, gpus in counts.values()]))
+        self.component_outputs = pulumi.Output.from_input(self._component_outputs(summary, counts))
         self.expansion = pulumi.Output.from_input(operator_expansion(plan))
         self.register_outputs(
             {
@@ -224,28 +256,25 @@ class DynamoGraphDeployment(pulumi.ComponentResource):
             }
         )
 
-    def _component_outputs(self, summary: GraphSummary) -> dict[str, Any]:
-        """Per component, its summary; in render mode with the registered DCD's Output-aware
-        replica and GPU counts (operator mode registers no DCD: the summary's own counts)."""
-        if not self.components:
-            return {name: s.as_dict() for name, s in summary.components.items()}
+    @staticmethod
+    def _component_outputs(summary: GraphSummary, counts: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
+        """Per component, its summary with the Output-aware replica and GPU counts (the same the
+        registered DCDs export; operator mode registers none)."""
         return {
-            name: {**s.as_dict(), "replicas": c.replicas, "gpus": c.gpus}
-            for (name, s), c in zip(summary.components.items(), self.components.values(), strict=True)
+            name: {**s.as_dict(), "replicas": counts[name][0], "gpus": counts[name][1]}
+            for name, s in summary.components.items()
         }
 
     def _register_rendered(self, plan: GraphPlan, deps: list[pulumi.Resource], readiness: ReadinessOptions) -> None:
-        """Render mode: graph-level objects under the DGD, one DCD per component; awaited kinds
-        get the graph's deadline."""
-        self.graph_resources = [
-            register(planned, self, plan.outputs, ignore_changes(planned, plan, None), deps, plan.name,
-                     readiness.timeout_seconds, readiness.wait)
-            for planned in plan.graph_objects
-        ]
+        """Render mode: graph-level objects under the DGD, one DCD per component (its objects
+        after the graph-level objects their pods use); awaited kinds get the graph's deadline."""
+        registered = register_graph_level(plan.graph_objects, self, plan, deps, readiness)
+        self.graph_resources = [resource for _, resource in registered]
+        pods_need = [*deps, *supporting(registered)]
         self.components = {
             component.name: DynamoComponentDeployment(
                 component.pulumi_name,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=deps or None),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=pods_need or None),
                 readiness=readiness,
                 _graph=plan,
                 _component=component,

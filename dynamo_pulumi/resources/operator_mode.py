@@ -29,6 +29,7 @@ from dynamo_pulumi.planning.operator_mode import (
     custom_resource_document,
     operator_expansion,
     plan_prediction,
+    revision_document,
     scaled_replica_paths,
 )
 from dynamo_pulumi.planning.plan import GraphPlan
@@ -94,9 +95,9 @@ def register_operator_mode_readiness(
     inputs: the compact ``expansion`` (what ``pulumi preview --diff`` shows the operator will
     touch) and the full ``predicted`` objects (what the drift report compares against).
 
-    The revision digests the custom resource as sent, with Outputs resolved, so any spec change
-    makes the readiness resource wait again."""
-    document = restore(custom_resource_document(plan), plan.outputs)
+    The revision digests the custom resource as an update sends it, with Outputs resolved, so any
+    spec change Pulumi applies makes the readiness resource wait again."""
+    document = restore(revision_document(plan), plan.outputs)
     cr_revision = pulumi.Output.from_input([document]).apply(revision)
     predicted = [restore(obj, plan.outputs) for obj in plan_prediction(plan)]
     return register_operator_readiness(

@@ -34,11 +34,11 @@ from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.planning.unknowns import restore
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
+from dynamo_pulumi.readiness.plan_inputs import revision_workloads
 from dynamo_pulumi.readiness.targets import (
     DCD_KIND,
     Mode,
     WatchTarget,
-    is_workload,
     operator_targets,
     pod_selector,
     render_targets,
@@ -166,9 +166,10 @@ def _connection(options: ReadinessOptions) -> tuple[Kubeconfig | None, str | Non
 
 
 def _rendered_revision(plan: GraphPlan) -> pulumi.Output[str]:
-    """Digest of the rendered workloads with their Outputs resolved (unknown during preview when
-    an Output is, which makes preview show an update, as it should)."""
-    workloads = [restore(p.obj, plan.outputs) for p in plan.all_objects() if is_workload(p.obj)]
+    """Digest of the rendered workloads as updates send them (:func:`revision_workloads`), with
+    their Outputs resolved (unknown during preview when an Output is, which makes preview show an
+    update, as it should)."""
+    workloads = [restore(obj, plan.outputs) for obj in revision_workloads(plan)]
     return pulumi.Output.from_input(workloads).apply(revision)
 
 

@@ -6,17 +6,20 @@ the rule, as ``Invalid value`` whose value is the node's OpenAPI type (``"object
 ``"array"``, ``"string"``), followed by the rule's message — so do we.
 
 Field-level limits the schema states directly (patterns, enums, minimums) are enforced when the
-model loads (:mod:`dynamo_pulumi.api.parse`); list-map key uniqueness of ``spec.components`` is a
-structural rule the models do not express, so it is checked here too.
+model loads (:mod:`dynamo_pulumi.api.parse`); list-map key uniqueness of ``spec.components`` and
+``spec.experimental.componentGroups`` (and each group's members) is a structural rule the models do
+not express, so it is checked here too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.v1beta1 import (
+    ComponentGroupSpec,
     ComponentSpecFields,
     DynamoComponentDeployment,
     DynamoComponentDeploymentSharedSpec,
@@ -93,6 +96,10 @@ def validate_graph_cel(
         errors += kv_transfer_policy_errors(
             experimental.kv_transfer_policy, spec_path.child("experimental", "kvTransferPolicy")
         )
+    if experimental is not None and experimental.component_groups is not None:
+        errors += component_groups_list_errors(
+            experimental.component_groups, spec_path.child("experimental", "componentGroups")
+        )
     return errors
 
 
@@ -115,9 +122,39 @@ def _components_list_errors(
         seen.add(comp.name)
     if sum(1 for c in components if c.type == COMPONENT_TYPE_EPP) > 1:
         errors.append(cel_error(path, ARRAY, MSG_AT_MOST_ONE_EPP))
-    lowered = [c.name.lower() for c in components]
-    if any(lowered.count(name) != 1 for name in lowered):
-        errors.append(cel_error(path, ARRAY, MSG_UNIQUE_CASE_INSENSITIVE))
+    names = [c.name for c in components]
+    clashes = sorted({n for n in names if sum(m.lower() == n.lower() for m in names) > 1}, key=names.index)
+    if clashes:
+        errors.append(replace(cel_error(path, ARRAY, MSG_UNIQUE_CASE_INSENSITIVE), fix=_clash_fix(clashes, names)))
+    return errors
+
+
+def _clash_fix(clashes: list[str], names: list[str]) -> str:
+    """The rule's ``Invalid value: "array"`` says nothing of which names: ours does, and says
+    when it is the same clash as a Duplicate value the API server also reports."""
+    shown = ", ".join(f'"{n}"' for n in clashes)
+    if all(names.count(n) == sum(m.lower() == n.lower() for m in names) for n in clashes):
+        return f"the same names as the Duplicate value above ({shown}): rename one of each"
+    return f"these names differ only in case: {shown}; rename one of each"
+
+
+def _list_map_duplicates(names: Sequence[str], path: Path) -> list[FieldError]:
+    """``x-kubernetes-list-type: map`` keyed by ``name``: each repeated key is a Duplicate value
+    at the later item, as the API server's structural validation reports it."""
+    seen: set[str] = set()
+    errors: list[FieldError] = []
+    for i, name in enumerate(names):
+        if name in seen:
+            errors.append(duplicate(path.index(i), {"name": name}))
+        seen.add(name)
+    return errors
+
+
+def component_groups_list_errors(groups: Sequence[ComponentGroupSpec], path: Path) -> list[FieldError]:
+    """The newest types' list maps: groups keyed by ``name``, and each group's members by ``name``."""
+    errors = _list_map_duplicates([g.name for g in groups], path)
+    for i, group in enumerate(groups):
+        errors += _list_map_duplicates([m.name for m in group.components], path.index(i).child("components"))
     return errors
 
 
@@ -298,11 +335,17 @@ def _replica_rule(comp: dict[str, Any], path: Path, refused: set[str], grove: bo
     replicas, minimum = comp.get("replicas"), comp.get("minAvailable")
     if str(path.child("replicas")) not in refused or not _is_int(replicas) or replicas == 0:
         return []
+    written = minimum is not None
     if minimum is None and grove:
         minimum = 1  # the defaulting webhook's Grove minimum
     if not _is_int(minimum) or minimum <= replicas:
         return []
-    return [cel_error(path, OBJECT, MSG_MIN_AVAILABLE_LE_REPLICAS)]
+    error = cel_error(path, OBJECT, MSG_MIN_AVAILABLE_LE_REPLICAS)
+    if written:
+        return [error]
+    return [replace(error, fix=f"minAvailable is not in your file: the operator's defaulting webhook gives a Grove "
+                               f"component minAvailable 1, which the replicas of {replicas} (refused above) break; "
+                               "fixing replicas fixes both")]
 
 
 def _is_int(value: Any) -> bool:

@@ -29,7 +29,13 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.deploy_mode import Mode, check_mode, operator_only_errors
+from dynamo_pulumi.deploy_mode import (
+    RESTART_IN_RENDER_MODE,
+    Mode,
+    check_mode,
+    operator_only_errors,
+    render_mode_notes,
+)
 from dynamo_pulumi.errors import FieldError
 from dynamo_pulumi.loading import LoadedObject, alpha_rule_path, validate_loaded
 from dynamo_pulumi.platform import Platform
@@ -102,7 +108,8 @@ def update_verdict(
     create = validate_loaded(new, platform, namespace)  # already at the paths the user wrote
     if checked == "render":
         refusals = _at_written_paths(operator_only_errors(new.object), new)
-        return UpdateVerdict(checked, [*create.errors, *refusals], update_errors, create.warnings)
+        return UpdateVerdict(checked, [*_render_mode_advice(create.errors), *refusals], update_errors,
+                             [*create.warnings, *render_mode_notes(new.object)])
     if not update_errors:
         rules = trigger_only_rules(old, sent, platform)
         return UpdateVerdict(checked, [], [], [*update.warnings, *map(trigger_warning, rules)], rules)
@@ -133,8 +140,20 @@ def create_verdict(new: LoadedObject, platform: Platform, mode: str, namespace: 
     """No OLD: create admission, plus the render-mode refusals in render mode."""
     checked = check_mode(mode)
     create = validate_loaded(new, platform, namespace)
-    refusals = _at_written_paths(operator_only_errors(new.object), new) if checked == "render" else []
-    return UpdateVerdict(checked, [*create.errors, *refusals], [], create.warnings)
+    if checked != "render":
+        return UpdateVerdict(checked, list(create.errors), [], create.warnings)
+    refusals = _at_written_paths(operator_only_errors(new.object), new)
+    return UpdateVerdict(checked, [*_render_mode_advice(create.errors), *refusals], [],
+                         [*create.warnings, *render_mode_notes(new.object)])
+
+
+def _render_mode_advice(errors: list[FieldError]) -> list[FieldError]:
+    """Create admission's errors as render mode sees them: a restart, refused on create by CEL,
+    can never be applied in render mode (every apply is a create), so it names operator mode."""
+    from dynamo_pulumi.validation.cel import MSG_RESTART_ON_CREATE
+
+    return [replace(e, fix=RESTART_IN_RENDER_MODE) if e.detail == MSG_RESTART_ON_CREATE and not e.fix else e
+            for e in errors]
 
 
 def _as_the_webhook_reports(errors: list[FieldError], loaded: LoadedObject) -> list[FieldError]:

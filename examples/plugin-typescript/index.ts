@@ -1,7 +1,6 @@
 // The aggregated vLLM graph (graph.yaml) from TypeScript, through the `dynamo` provider plugin.
-// The SDK under sdks/dynamo is generated from the plugin's schema: see README.md.
+// The SDK under sdks/nodejs is generated from the plugin's schema: see README.md.
 import * as fs from "fs";
-import * as path from "path";
 
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
@@ -12,10 +11,11 @@ const namespace = config.get("namespace") ?? "dynamo";
 
 const ns = new k8s.core.v1.Namespace("namespace", { metadata: { name: namespace } });
 
+// Pulumi runs the program in the project directory. The spec may also be an object or a path.
 const graph = new dynamo.DynamoGraphDeployment("vllm-agg", {
-    spec: fs.readFileSync(path.join(__dirname, "graph.yaml"), "utf8"), // an object or a path work too
+    spec: fs.readFileSync("graph.yaml", "utf8"),
     namespace,
-    readiness: { timeout: "45m" },
+    readiness: { timeout: config.get("readinessTimeout") ?? "45m" },
 }, { dependsOn: [ns] });
 
 export const frontendUrl = graph.frontendUrl;

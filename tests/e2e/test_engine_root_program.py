@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import REPO, run_project
-
+from e2e.support import root_project, run_project
 from localcluster.cluster import LocalCluster
 from localcluster.engine import Engine
 
@@ -26,9 +25,10 @@ def _available(dep: dict) -> bool:
 
 
 def test_up_waits_for_the_graph_then_refresh_has_no_drift_and_destroy_leaves_nothing(
-        engine: Engine, cluster: LocalCluster, namespace: str):
+        engine: Engine, cluster: LocalCluster, namespace: str, tmp_path):
+    root = root_project(tmp_path / "root")
     config = {"dynamo-pulumi:namespace": namespace, "kubernetes:kubeconfig": str(cluster.kubeconfig)}
-    up = run_project(engine, "up", REPO, config=config)
+    up = run_project(engine, "up", root, config=config)
 
     deployments = _workloads(cluster, namespace)
     names = sorted(d["metadata"]["name"] for d in deployments)
@@ -38,10 +38,10 @@ def test_up_waits_for_the_graph_then_refresh_has_no_drift_and_destroy_leaves_not
     assert outputs["totalGpus"] == 1
     assert outputs["frontendUrl"] == f"http://vllm-agg-frontend.{namespace}.svc.cluster.local:8000"
 
-    refresh = run_project(engine, "refresh", REPO, config=config)
+    refresh = run_project(engine, "refresh", root, config=config)
     assert set(refresh.result["summary"]) == {"same"}, refresh.result["summary"]
 
-    run_project(engine, "destroy", REPO, config=config)
+    run_project(engine, "destroy", root, config=config)
     left = cluster.kubectl("get", "all,serviceaccounts,roles,rolebindings,configmaps", "-n", namespace,
                            "-o", "name")
     ours = sorted(n for n in left.split() if not n.endswith(("/default", "/kube-root-ca.crt")))

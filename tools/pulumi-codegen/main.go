@@ -1,7 +1,14 @@
 // Command pulumi-gen-sdk writes a provider's SDK for one language with Pulumi's own code
 // generators, the ones `pulumi package gen-sdk` reaches through the language host.
 //
-//	pulumi-gen-sdk --language nodejs|python|go SCHEMA.json OUT_DIR
+//	pulumi-gen-sdk --language nodejs|python|go [--local] SCHEMA.json OUT_DIR
+//
+// is `pulumi package gen-sdk SCHEMA.json --language L [--local] --out OUT` with OUT_DIR in place of
+// OUT/L: the host's GeneratePackage binds the schema and calls the same <lang>.GeneratePackage
+// with the same arguments (tool name aside, which only appears in the "do not edit" headers).
+// --local (nodejs) is the CLI's flag of that name, what `pulumi package add` passes: the
+// package.json gets `main: bin/index.js`, typescript as a dependency and a postinstall that
+// compiles the SDK, so `npm install` of a `file:` dependency on it yields a usable package.
 //
 // `pulumi package gen-sdk` asks the language host plugin (pulumi-language-nodejs, ...) to run
 // the generator. Those hosts are untagged nested modules of pulumi/pulumi and the module proxy
@@ -47,10 +54,13 @@ func (l noPackages) LoadPackageReferenceV2(_ context.Context, d *schema.PackageD
 	return nil, l.fail(d.Name)
 }
 
-func generate(language string, pkg *schema.Package) (map[string][]byte, error) {
+func generate(language string, pkg *schema.Package, local bool) (map[string][]byte, error) {
+	if local && language != "nodejs" {
+		return nil, fmt.Errorf("--local is implemented for nodejs only here, not %q", language)
+	}
 	switch language {
 	case "nodejs":
-		return nodejs.GeneratePackage(tool, pkg, nil, nil, false, noPackages{})
+		return nodejs.GeneratePackage(tool, pkg, nil, nil, local, noPackages{})
 	case "python":
 		return python.GeneratePackage(tool, pkg, nil, noPackages{})
 	case "go":
@@ -59,7 +69,7 @@ func generate(language string, pkg *schema.Package) (map[string][]byte, error) {
 	return nil, fmt.Errorf("unknown language %q (nodejs, python or go)", language)
 }
 
-func run(language, schemaPath, out string) error {
+func run(language, schemaPath, out string, local bool) error {
 	data, err := os.ReadFile(schemaPath)
 	if err != nil {
 		return err
@@ -75,7 +85,7 @@ func run(language, schemaPath, out string) error {
 	if diags.HasErrors() {
 		return diags
 	}
-	files, err := generate(language, pkg)
+	files, err := generate(language, pkg, local)
 	if err != nil {
 		return err
 	}
@@ -93,12 +103,13 @@ func run(language, schemaPath, out string) error {
 
 func main() {
 	language := flag.String("language", "nodejs", "the SDK language: nodejs, python or go")
+	local := flag.Bool("local", false, "an SDK for local use (nodejs): compiled by npm's postinstall")
 	flag.Parse()
 	if flag.NArg() != 2 {
-		fmt.Fprintf(os.Stderr, "usage: %s --language nodejs|python|go SCHEMA.json OUT_DIR\n", tool)
+		fmt.Fprintf(os.Stderr, "usage: %s --language nodejs|python|go [--local] SCHEMA.json OUT_DIR\n", tool)
 		os.Exit(2)
 	}
-	if err := run(*language, flag.Arg(0), flag.Arg(1)); err != nil {
+	if err := run(*language, flag.Arg(0), flag.Arg(1), *local); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
 		os.Exit(1)
 	}

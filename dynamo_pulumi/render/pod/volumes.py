@@ -19,6 +19,7 @@ from dynamo_pulumi.constants import (
     KUBE_VALUE_NAME_SHARED_MEMORY,
 )
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.placeholders import contains_output_token
 from dynamo_pulumi.render.pod.merge import clone
 from dynamo_pulumi.render.pod.quantity import canonical_quantity
 
@@ -119,6 +120,10 @@ def shared_memory_size(size: Any) -> Any | None:
     """The tmpfs size: 8Gi when unset, None (no volume) when the quantity is zero."""
     if size is None:
         return DEFAULT_SHARED_MEMORY_SIZE
+    if contains_output_token(size):
+        raise RenderError(
+            "the rendering reads this size (0 means no /dev/shm volume), and a pulumi.Output's value "
+            "cannot be read at preview time; give a plain quantity", "spec.sharedMemorySize")
     if isinstance(size, (str, int, float)) and not isinstance(size, bool):
         try:
             if parse_quantity(size) == 0:
