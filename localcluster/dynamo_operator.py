@@ -186,7 +186,9 @@ def start_dynamo_operator(cluster: LocalCluster, binary: Path, platform: Platfor
     controller = Controller("dynamo-operator", child, cluster, health, webhook).wait_ready(timeout)
     for crd in CONVERTIBLE_CRDS:
         _patch_crd(cluster, crd, conversion_on_loopback(webhook, certs))
-    cluster.apply(webhook_configuration(kind, name, hooks, webhook, certs) for kind, name, hooks in DYNAMO_WEBHOOKS)
+        controller.restore.append((f"crd/{crd}", _service_conversion()))
+    controller.register([webhook_configuration(kind, name, hooks, webhook, certs)
+                         for kind, name, hooks in DYNAMO_WEBHOOKS])
     return controller
 
 

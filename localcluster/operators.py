@@ -12,6 +12,7 @@ when a binary is given (``GROVE_OPERATOR_BIN``, ``DYNAMO_OPERATOR_BIN``; see
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import socket
 import ssl
@@ -45,6 +46,10 @@ class Controller:
     webhook_port: int
     started: float = field(default_factory=time.monotonic)
     ready_after: float | None = None
+    #: What the controller registered in the cluster, undone when it stops: webhook
+    #: configurations to delete (``kind/name``) and patches to apply (``resource``, merge patch).
+    registered: list[str] = field(default_factory=list)
+    restore: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def ready(self) -> bool:
         try:
@@ -69,7 +74,17 @@ class Controller:
         self.ready_after = round(time.monotonic() - self.started, 2)
         return self
 
+    def register(self, docs: list[dict[str, Any]]) -> None:
+        """Apply webhook configurations that call this controller, to be deleted when it stops
+        (a ``Fail`` webhook left behind would refuse every later create it matches)."""
+        self.cluster.apply(docs)
+        self.registered += [f"{d['kind'].lower()}/{d['metadata']['name']}" for d in docs]
+
     def stop(self) -> None:
+        if self.registered:
+            self.cluster.kubectl("delete", "--ignore-not-found", *self.registered, check=False)
+        for resource, patch in self.restore:
+            self.cluster.kubectl("patch", resource, "--type=merge", "-p", json.dumps(patch), check=False)
         self.cluster.children.stop_one(self.child)
 
 
@@ -143,7 +158,7 @@ def start_lws(cluster: LocalCluster, timeout: float = 90.0) -> Controller:
         str(cluster.tools.program("lws-controller")), f"--config={config}", "--zap-log-level=info",
     ], env={**_base_env(), "KUBECONFIG": str(cluster.kubeconfig)})
     controller = Controller("lws-controller", child, cluster, health, webhook).wait_ready(timeout)
-    cluster.apply(docs)
+    controller.register(docs)
     return controller
 
 
@@ -194,7 +209,7 @@ def start_grove(cluster: LocalCluster, binary: Path, timeout: float = 90.0) -> C
         **_base_env(), "KUBECONFIG": str(cluster.kubeconfig), "GROVE_INIT_CONTAINER_IMAGE": GROVE_INIT_IMAGE,
     })
     controller = Controller("grove-operator", child, cluster, health, webhook).wait_ready(timeout)
-    cluster.apply(webhook_configuration(kind, name, hooks, webhook, certs) for kind, name, hooks in GROVE_WEBHOOKS)
+    controller.register([webhook_configuration(kind, name, hooks, webhook, certs) for kind, name, hooks in GROVE_WEBHOOKS])
     return controller
 
 
