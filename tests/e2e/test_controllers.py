@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
-
-import pytest
 
 from dynamo_pulumi.platform import Platform
 from localcluster.cluster import LocalCluster
 from localcluster.dynamo_operator import start_dynamo_operator
-from localcluster.operators import (
-    DYNAMO_BINARY_ENV,
-    GROVE_BINARY_ENV,
-    Controller,
-    binary_from_env,
-    start_grove,
-)
+from localcluster.operators import Controller
 
 
 def wait_for(what: str, probe: Callable[[], Any], timeout: float = 60.0) -> Any:
@@ -76,40 +69,21 @@ def test_lws_webhooks_are_served_on_loopback_and_label_the_group_pods(
     wait_for("the LWS to be Available", available)
 
 
-@pytest.fixture
-def grove_binary() -> Iterator[Any]:
-    binary = binary_from_env(GROVE_BINARY_ENV)
-    if binary is None:
-        pytest.skip(f"{GROVE_BINARY_ENV} is not set: the module proxy serves no Grove operator")
-    yield binary
+def test_grove_defaults_a_podcliqueset_and_makes_its_cliques(cluster: LocalCluster, namespace: str,
+                                                              grove_controller: Controller):
+    pcs = {"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "metadata": {"name": "one"},
+           "spec": {"replicas": 1, "template": {"cliques": [{"name": "w", "spec": {
+               "roleName": "w", "replicas": 1,
+               "podSpec": {"containers": [{"name": "main", "image": "busybox:1.36"}]}}}]}}}
+    cluster.kubectl("apply", "-n", namespace, "-f", "-", input=json.dumps(pcs))
+    stored = get(cluster, "pcs", "one", "-n", namespace)
+    assert "terminationDelay" in stored["spec"]["template"]  # the defaulting webhook ran
 
+    def ready() -> bool:
+        items = get(cluster, "podcliques", "-n", namespace)["items"]
+        return bool(items) and all(i.get("status", {}).get("readyReplicas") == 1 for i in items)
 
-def test_grove_defaults_a_podcliqueset_and_makes_its_cliques(cluster: LocalCluster, namespace: str, grove_binary):
-    grove = start_grove(cluster, grove_binary)
-    try:
-        pcs = {"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "metadata": {"name": "one"},
-               "spec": {"replicas": 1, "template": {"cliques": [{"name": "w", "spec": {
-                   "roleName": "w", "replicas": 1,
-                   "podSpec": {"containers": [{"name": "main", "image": "busybox:1.36"}]}}}]}}}
-        cluster.kubectl("apply", "-n", namespace, "-f", "-", input=json.dumps(pcs))
-        stored = get(cluster, "pcs", "one", "-n", namespace)
-        assert "terminationDelay" in stored["spec"]["template"]  # the defaulting webhook ran
-
-        def ready() -> bool:
-            items = get(cluster, "podcliques", "-n", namespace)["items"]
-            return bool(items) and all(i.get("status", {}).get("readyReplicas") == 1 for i in items)
-
-        wait_for("the clique's pod to be ready", ready, timeout=90)
-    finally:
-        grove.stop()
-
-
-@pytest.fixture
-def dynamo_binary() -> Iterator[Any]:
-    binary = binary_from_env(DYNAMO_BINARY_ENV)
-    if binary is None:
-        pytest.skip(f"{DYNAMO_BINARY_ENV} is not set: the module proxy serves no Dynamo operator")
-    yield binary
+    wait_for("the clique's pod to be ready", ready, timeout=90)
 
 
 ALPHA_DGD = {
@@ -119,7 +93,8 @@ ALPHA_DGD = {
 }
 
 
-def test_the_dynamo_operator_converts_admits_and_reconciles(cluster: LocalCluster, namespace: str, dynamo_binary):
+def test_the_dynamo_operator_converts_admits_and_reconciles(cluster: LocalCluster, namespace: str,
+                                                             dynamo_binary: Path):
     operator = start_dynamo_operator(cluster, dynamo_binary, Platform())
     try:
         cluster.kubectl("apply", "-n", namespace, "-f", "-", input=json.dumps(ALPHA_DGD))
