@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from . import recording_format
 from .crds import SHARED_CRDS
 from .server_defaults import CrdSchemas, with_defaults
 from .stored import object_key, stripped
@@ -118,14 +119,11 @@ def _short(value: Any) -> str:
 
 
 def load_recording(path: Path) -> dict[str, Any]:
-    return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return recording_format.load(path)
 
 
 def operator_side(recording: Mapping[str, Any], platform: str) -> dict[str, Any]:
-    result = recording["platforms"][platform]
-    while "same_as" in result:
-        result = recording["platforms"][result["same_as"]]
-    return result
+    return recording["platforms"][platform]
 
 
 def operator_verdict(result: Mapping[str, Any]) -> str:

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from dynamo_pulumi.platform import Platform
 
 from .cluster import ClusterError, LocalCluster
@@ -47,6 +45,7 @@ from .oracle_sources import (
     prepared,
     upstream_sources,
 )
+from .recording_format import dump
 from .stored import object_key, stripped
 from .tools import ensure_tools
 
@@ -225,20 +224,10 @@ def record_setting(cluster: LocalCluster, setting: str, sources: list[Source], b
 
 
 def recording(source: Source, operator: dict[str, str], per_setting: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    platforms: dict[str, Any] = {}
-    for setting, result in per_setting.items():
-        if setting == "lws" and "pathway" in per_setting and _same(result, per_setting["pathway"]):
-            platforms[setting] = {"same_as": "pathway"}
-        else:
-            platforms[setting] = result
+    """One source's recording, whole (``recording_format.dump`` writes it compact)."""
     return {"id": source.id, "origin": source.origin, "provenance": source.provenance,
             "namespace": namespace_for(source.id), "operator": operator, "pinned": source.pinned,
-            "input": source.documents, "platforms": platforms}
-
-
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return json.dumps({k: a[k] for k in ("admission", "objects")}, sort_keys=True) == \
-        json.dumps({k: b[k] for k in ("admission", "objects")}, sort_keys=True)
+            "input": source.documents, "platforms": per_setting}
 
 
 def gather(args: argparse.Namespace) -> list[Source]:
@@ -291,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for source in sources:
         doc = recording(source, operator_info, per_source[source.id])
-        (args.out / f"{source.id}.yaml").write_text(yaml.safe_dump(doc, sort_keys=True, width=2**31 - 1))
+        (args.out / f"{source.id}.yaml").write_text(dump(doc))
     print(f"[recorder] {len(sources)} recordings in {args.out}; operator ready after {timings} s", file=sys.stderr)
     return 0
 
