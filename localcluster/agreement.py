@@ -211,11 +211,26 @@ def _drop_path(obj: dict[str, Any], path: tuple[str, ...]) -> bool:
     return isinstance(node, dict) and node.pop(path[-1], None) is not None
 
 
+def served(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``obj`` as the API server hands it out: a DGDSA at v1beta1, the version a plain ``kubectl get``
+    reads (the recorder's). The operator creates its adapters at v1alpha1
+    (``dgd_scaling_adapters_reconciler.go``), as rendering does; the conversion webhook renames
+    ``dgdRef.serviceName`` to ``componentName`` (``dynamographdeploymentscalingadapter_conversion.go``)."""
+    if obj.get("kind") != "DynamoGraphDeploymentScalingAdapter" or obj.get("apiVersion") != "nvidia.com/v1alpha1":
+        return obj
+    out = copy.deepcopy(dict(obj))
+    out["apiVersion"] = "nvidia.com/v1beta1"
+    ref = (out.get("spec") or {}).get("dgdRef")
+    if isinstance(ref, dict) and "serviceName" in ref:
+        ref["componentName"] = ref.pop("serviceName")
+    return out
+
+
 def normalised(obj: Mapping[str, Any], crds: CrdSchemas,
                namespace: str) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """``obj`` as stored, without what the comparison leaves out; the documented paths it had, each
     with its reason."""
-    out = stripped(with_defaults(obj, crds))
+    out = stripped(with_defaults(served(obj), crds))
     out.setdefault("metadata", {}).setdefault("namespace", namespace)
     kind = str(out.get("kind", ""))
     dropped = [(".".join(path), why) for (k, path), why in DOCUMENTED_PATHS.items()

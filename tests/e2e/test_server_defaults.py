@@ -32,7 +32,7 @@ from localcluster.tools import REPO
 CORPUS = REPO.parent / "shared" / "conformance" / "corpus"
 GRAPHS = {
     "pathway": [REPO / "examples/aggregated-vllm/graph.yaml", REPO / "examples/disaggregated-planner/graph.yaml",
-                CORPUS / "vllm-agg_failover.yaml", CORPUS / "sglang-agg.yaml"],
+                CORPUS / "vllm-agg_failover.yaml", CORPUS / "sglang-agg.yaml", CORPUS / "vllm-lora-agg_lora.yaml"],
     "lws": [REPO / "examples/multinode-grove/graph.yaml", CORPUS / "trtllm-disagg-multinode.yaml"],
     "grove": [REPO / "examples/multinode-grove/graph.yaml", CORPUS / "vllm-disagg.yaml"],
 }
