@@ -121,8 +121,34 @@ def test_legacy_inline_epp_config_becomes_a_config_map() -> None:
     assert data == {
         "apiVersion": "inference.networking.x-k8s.io/v1alpha1",
         "kind": "EndpointPickerConfig",
-        "plugins": [{"type": "kv-aware-scorer"}],
+        "plugins": [{"name": "", "parameters": None, "type": "kv-aware-scorer"}],
+        "schedulingProfiles": None,
     }
+
+
+def test_the_epp_config_is_written_as_the_operators_typed_struct() -> None:
+    """``marshalEndpointPickerConfig`` marshals gateway-api-inference-extension's typed struct:
+    fields without ``omitempty`` at their zero value, go-yaml's ``""``, sorted keys; it sets the
+    TypeMeta on the component's own struct, so the DCD carries it too (the recorded operator's
+    ConfigMap and DCD of corpus vllm-gaie-agg, docs/OPERATOR-AGREEMENT.md)."""
+    text = (GRAPH + EPP).replace('"epp:1.5.0"', '"epp:1.4.0"') + (
+        "    eppConfig: {config: {plugins: [{type: a}, {name: b, type: c, parameters: {x: 1}}],"
+        " schedulingProfiles: [{name: p, plugins: [{pluginRef: b}]}]}}\n")
+    rendered = render_graph(DynamoGraphDeployment.model_validate(yaml.safe_load(text)), RESTRICTED)
+    objects = rendered.objects
+    assert named(objects, "ConfigMap")["g-epp-config"]["data"]["epp-config-dynamo.yaml"] == (
+        "apiVersion: inference.networking.x-k8s.io/v1alpha1\n"
+        "kind: EndpointPickerConfig\n"
+        "plugins:\n"
+        "- name: \"\"\n  parameters: null\n  type: a\n"
+        "- name: b\n  parameters:\n    x: 1\n  type: c\n"
+        "schedulingProfiles:\n"
+        "- name: p\n  plugins:\n  - pluginRef: b\n    weight: null\n")
+    dcd = named(rendered.components, "DynamoComponentDeployment")["g-epp"]
+    config = dcd["spec"]["eppConfig"]["config"]
+    assert (config["apiVersion"], config["kind"]) == ("inference.networking.x-k8s.io/v1alpha1", "EndpointPickerConfig")
+    assert config["plugins"][0] == {"name": "", "type": "a"}  # the server prunes a custom resource's nulls
+    assert config["schedulingProfiles"][0]["plugins"] == [{"pluginRef": "b"}]
 
 
 def test_istio_mesh_adds_a_destination_rule_for_the_epp_service() -> None:
