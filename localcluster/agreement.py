@@ -17,9 +17,10 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,57 @@ GRAPH_LABEL = "nvidia.com/dynamo-graph-deployment-name"
 WORKER_HASH_REASON = ("the worker hash: same inputs as the operator's hash.go, but Kubernetes structs are not "
                       "serialised in Go's field order, so its 8 hex characters differ (ARCHITECTURE.md \"Worker "
                       "hash\"); ours is substituted by the operator's before comparing")
+
+
+@dataclass(frozen=True)
+class DocumentedDifference:
+    """A difference rendering makes on purpose: newer behaviour than the operator snapshot that was
+    recorded (``../shared/spec/ERRATA.md`` [NEWER] items), with the spec line that says so.
+    ``applies(theirs, ours, path)`` says whether one differing field is of this class."""
+
+    kinds: tuple[str, ...]
+    path: str  # a regular expression the whole dotted path must match
+    reason: str
+    applies: Callable[[Mapping[str, Any], Mapping[str, Any], str], bool]
+
+    def matches(self, kind: str, theirs: Mapping[str, Any], ours: Mapping[str, Any], path: str) -> bool:
+        return kind in self.kinds and re.fullmatch(self.path, path) is not None and self.applies(theirs, ours, path)
+
+
+def _pod_at(obj: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """The pod spec a dotted path of a workload lies in (Deployment, LWS template, PCS clique)."""
+    clique = re.match(r"spec\.template\.cliques\[(\d+)\]\.spec\.podSpec\.", path)
+    if clique:
+        cliques = ((obj.get("spec") or {}).get("template") or {}).get("cliques") or []
+        index = int(clique.group(1))
+        return (cliques[index].get("spec") or {}).get("podSpec") or {} if index < len(cliques) else {}
+    for prefix, keys in (("spec.template.spec.", ("template", "spec")),
+                         ("spec.leaderWorkerTemplate.workerTemplate.spec.", ("leaderWorkerTemplate", "workerTemplate",
+                                                                             "spec"))):
+        if path.startswith(prefix):
+            node: Any = obj.get("spec") or {}
+            for key in keys:
+                node = (node or {}).get(key) if isinstance(node, dict) else None
+            return node if isinstance(node, dict) else {}
+    return {}
+
+
+def _legacy_epp_cache(theirs: Mapping[str, Any], ours: Mapping[str, Any], path: str) -> bool:
+    """Their pod is a legacy Go EPP with the snapshot's ``hf-cache`` volume, and ours has none."""
+    pod, mine = _pod_at(theirs, path), _pod_at(ours, path)
+    names = {v.get("name") for v in pod.get("volumes") or []}
+    return {"epp-config", "hf-cache"} <= names and "hf-cache" not in {v.get("name") for v in mine.get("volumes") or []}
+
+
+_POD = r"(spec\.template\.spec|spec\.template\.cliques\[\d+\]\.spec\.podSpec)"
+DOCUMENTED_DIFFERENCES: tuple[DocumentedDifference, ...] = (
+    DocumentedDifference(
+        ("Deployment", "PodCliqueSet"), _POD + r"\.(volumes\[\d+\]\..*|containers\[0\]\.volumeMounts\[\d+\]\..*)",
+        "legacy Go EPP without the snapshot's hf-cache emptyDir at /home/nonroot/.cache: rendering-core.md "
+        "section 3.5 (\"Legacy (eppConfig present, even {}): no hf-cache mount or volume\"); ERRATA.md section 2 "
+        "item 25 [NEWER]", _legacy_epp_cache),
+)
+
 BOTH_REFUSE = ("the operator fails the graph but syncs its shared objects first (ERRATA.md item 10); "
                "we refuse it before creating anything")
 MAX_SHOWN = 160
@@ -85,6 +137,7 @@ class KindCount:
     extra: int = 0  # we render it, the operator does not
     fields: int = 0
     differing: int = 0
+    documented: int = 0  # fields differing on purpose (DOCUMENTED_DIFFERENCES)
 
 
 @dataclass
@@ -287,8 +340,14 @@ def compare(recording: Mapping[str, Any], platform: str, crds: CrdSchemas, mode:
             continue
         fields, diffs = compare_object(ours[key], theirs[key])
         count.fields += fields
-        count.differing += len(diffs)
-        report.differences += [Difference(kind, name, p, x, y) for p, x, y in diffs]
+        for path, mine, their in diffs:
+            rule = next((r for r in DOCUMENTED_DIFFERENCES if r.matches(kind, theirs[key], ours[key], path)), None)
+            if rule is None:
+                count.differing += 1
+                report.differences.append(Difference(kind, name, path, mine, their))
+            else:
+                count.documented += 1
+                report.documented.append((f"{kind}/{name} {path}", rule.reason))
     return report
 
 
@@ -370,6 +429,7 @@ def summary(reports: list[GraphReport]) -> dict[str, Any]:
             k.extra += c.extra
             k.fields += c.fields
             k.differing += c.differing
+            k.documented += c.documented
     return {"graphs": len({r.id for r in reports}), "comparisons": len(reports),
             "agree": sum(r.agrees for r in reports), "kinds": dict(sorted(kinds.items()))}
 
@@ -398,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({k: v for k, v in s.items() if k != "kinds"}))
     for kind, c in s["kinds"].items():
         print(f"{kind:32} objects {c.objects:5} missing {c.missing:4} extra {c.extra:4} "
-              f"fields {c.fields:7} differing {c.differing:5}")
+              f"fields {c.fields:7} differing {c.differing:5} documented {c.documented:5}")
     if args.json:
         args.json.write_text(json.dumps([copy.deepcopy(r.__dict__) for r in reports], default=lambda o: o.__dict__,
                                         indent=1, sort_keys=True))

@@ -42,13 +42,14 @@ def _plain(s: dict[str, Any]) -> dict[str, Any]:
 
 
 def _kind_rows(now: dict[str, Any], before: dict[str, Any] | None) -> list[str]:
-    rows = ["| kind | objects | missing | extra | fields compared | fields differing | before: differing |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| kind | objects | fields compared | before: fields differing (missing + extra objects) | "
+            "after: fields differing (missing + extra) | after: documented on purpose |",
+            "|---|---:|---:|---:|---:|---:|"]
     for kind, c in now["kinds"].items():
-        old = (before or {}).get("kinds", {}).get(kind, {})
-        old_diff = old.get("differing", 0) + old.get("missing", 0) + old.get("extra", 0) if old else "-"
-        rows.append(f"| {kind} | {c['objects']} | {c['missing']} | {c['extra']} | {c['fields']} | "
-                    f"{c['differing']} | {old_diff} |")
+        old = (before or {}).get("kinds", {}).get(kind)
+        old_cell = f"{old['differing'] + old.get('documented', 0)} ({old['missing'] + old['extra']})" if old else "-"
+        rows.append(f"| {kind} | {c['objects']} | {c['fields']} | {old_cell} | {c['differing']} "
+                    f"({c['missing'] + c['extra']}) | {c['documented']} |")
     return rows
 
 
