@@ -215,3 +215,16 @@ def test_legacy_alpha_pvcs_with_create_become_graph_owned_claims() -> None:
         "storageClassName": "fast",
     }
     assert claims["model-cache"] in result.graph_objects()
+
+
+def test_an_env_var_given_as_empty_string_is_written_without_value() -> None:
+    """``corev1.EnvVar.Value`` is ``omitempty``: the operator reads the pod template into Go types,
+    so ``value: ""`` reaches its Deployment and DCD as a bare name (the recorded operator's
+    objects for corpus examples-diffusers-agg, docs/OPERATOR-AGREEMENT.md)."""
+    text = GRAPH.replace("args: [--model, m]}", "args: [--model, m], env: [{name: EMPTY, value: ''}]}")
+    rendered = render_graph(DynamoGraphDeployment.model_validate(yaml.safe_load(text)), RESTRICTED)
+    deployment = next(o for o in rendered.objects if o["kind"] == "Deployment" and "decode" in o["metadata"]["name"])
+    (entry,) = [e for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"] if e["name"] == "EMPTY"]
+    assert entry == {"name": "EMPTY"}
+    dcd = next(o for o in rendered.components if "decode" in o["metadata"]["name"])
+    assert {"name": "EMPTY"} in dcd["spec"]["podTemplate"]["spec"]["containers"][0]["env"]
