@@ -13,6 +13,7 @@ the only removals are zero values a built-in type cannot store (a non-pointer ``
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,19 @@ FILE_MODE_VOLUMES = ("configMap", "secret", "downwardAPI", "projected")
 DEFAULT_FILE_MODE = 420  # 0644
 
 
+#: A Docker image reference (``distribution/reference``'s grammar, lower-case repository path).
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_REFERENCE = re.compile(
+    rf"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)?"
+    rf"{_COMPONENT}(?:/{_COMPONENT})*(?::[\w][\w.-]{{0,127}})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*"
+    rf":[0-9a-fA-F]{{32,}})?")
+
+
 def image_pull_policy(image: str) -> str:
-    """``Always`` for ``:latest`` or no tag, else ``IfNotPresent`` (a digest counts as a tag)."""
-    if "@" in image:
+    """``Always`` for ``:latest`` or no tag, else ``IfNotPresent`` (a digest counts as a tag).
+    ``SetDefaults_Container`` ignores a parse error, and an image that is not a reference
+    (``${DYNAMO_IMAGE}``, a template left unfilled) has no tag: ``IfNotPresent``."""
+    if "@" in image or _REFERENCE.fullmatch(image) is None:
         return "IfNotPresent"
     tail = image.rsplit("/", 1)[-1]
     return "Always" if ":" not in tail or tail.endswith(":latest") else "IfNotPresent"
