@@ -243,13 +243,19 @@ class LocalCluster:
             conn.close()
 
     def kubectl(self, *args: str, input: str | None = None, check: bool = True, timeout: float = 120.0) -> str:
-        result = subprocess.run(
-            [str(self.tools.program("kubectl")), f"--kubeconfig={self.kubeconfig}", *args],
-            input=input, capture_output=True, text=True, timeout=timeout, check=False,
-        )
+        result = self.kubectl_result(*args, input=input, timeout=timeout)
         if check and result.returncode != 0:
             raise ClusterError(f"kubectl {' '.join(args)} failed: {result.stderr.strip() or result.stdout.strip()}")
         return result.stdout
+
+    def kubectl_result(self, *args: str, input: str | None = None,
+                       timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+        """``kubectl`` against this cluster, its exit code and both outputs (an admission refusal
+        is an answer to read, not an error)."""
+        return subprocess.run(
+            [str(self.tools.program("kubectl")), f"--kubeconfig={self.kubeconfig}", *args],
+            input=input, capture_output=True, text=True, timeout=timeout, check=False,
+        )
 
     def apply(self, objects: Iterable[dict[str, Any]]) -> None:
         docs = list(objects)

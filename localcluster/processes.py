@@ -73,6 +73,12 @@ class Children:
             stop_group(child.pid, grace, reap=child.process.poll)
         self.started.clear()
 
+    def stop_one(self, child: Child, grace: float = 10.0) -> None:
+        """Stop one component started here (a controller restarted with other settings)."""
+        stop_group(child.pid, grace, reap=child.process.poll)
+        if child in self.started:
+            self.started.remove(child)
+
 
 def stop_group(pid: int, grace: float = 10.0, reap: Callable[[], object] | None = None) -> None:
     """SIGTERM the process group of ``pid``, then SIGKILL it if it is still there after ``grace``.

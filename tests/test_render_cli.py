@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ import yaml
 
 from dynamo_pulumi.cli import main
 from dynamo_pulumi.cli.exits import EXIT_USAGE
+
+REPO = Path(__file__).resolve().parent.parent
 
 GRAPH = """
 apiVersion: nvidia.com/v1beta1
@@ -208,6 +211,35 @@ TRICKY = [
         "nested": {"a": [{"b": None}, [], {}]},
     }
 ]
+
+
+class Yaml11Loader(yaml.SafeLoader):
+    """A reader with YAML 1.1's whole boolean set, as kubectl's go-yaml reads a file."""
+
+
+Yaml11Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
+
+
+def test_strings_a_yaml_1_1_reader_takes_for_booleans_are_quoted() -> None:
+    """``NIXL_TELEMETRY_ENABLE: n`` (the operator's default env for vLLM workers) printed plain
+    reaches the API server as ``false`` through ``kubectl apply``, which refuses the Deployment
+    ("cannot unmarshal bool into ... EnvVar ... value of type string")."""
+    from dynamo_pulumi.cli.render_cmd import dump_stream
+
+    values = ["n", "N", "y", "Y", "no", "on", "yes"]
+    text = dump_stream([{"env": [{"name": "X", "value": v} for v in values]}])
+    assert "value: 'n'" in text and "value: 'Y'" in text
+    assert [e["value"] for e in yaml.load(text, Loader=Yaml11Loader)["env"]] == values
+
+
+def test_rendered_vllm_workers_survive_a_yaml_1_1_reader() -> None:
+    from dynamo_pulumi.cli.render_cmd import dump_stream
+    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.render import render_graph
+
+    graph = load_documents(REPO / "examples" / "aggregated-vllm" / "graph.yaml").graphs[0].object
+    documents = list(render_graph(graph, None, "x").objects)
+    assert list(yaml.load_all(dump_stream(documents), Loader=Yaml11Loader)) == documents
 
 
 @pytest.mark.skipif(not hasattr(yaml, "CSafeDumper"), reason="PyYAML without libyaml")

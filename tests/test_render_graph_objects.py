@@ -121,8 +121,34 @@ def test_legacy_inline_epp_config_becomes_a_config_map() -> None:
     assert data == {
         "apiVersion": "inference.networking.x-k8s.io/v1alpha1",
         "kind": "EndpointPickerConfig",
-        "plugins": [{"type": "kv-aware-scorer"}],
+        "plugins": [{"name": "", "parameters": None, "type": "kv-aware-scorer"}],
+        "schedulingProfiles": None,
     }
+
+
+def test_the_epp_config_is_written_as_the_operators_typed_struct() -> None:
+    """``marshalEndpointPickerConfig`` marshals gateway-api-inference-extension's typed struct:
+    fields without ``omitempty`` at their zero value, go-yaml's ``""``, sorted keys; it sets the
+    TypeMeta on the component's own struct, so the DCD carries it too (the recorded operator's
+    ConfigMap and DCD of corpus vllm-gaie-agg, docs/OPERATOR-AGREEMENT.md)."""
+    text = (GRAPH + EPP).replace('"epp:1.5.0"', '"epp:1.4.0"') + (
+        "    eppConfig: {config: {plugins: [{type: a}, {name: b, type: c, parameters: {x: 1}}],"
+        " schedulingProfiles: [{name: p, plugins: [{pluginRef: b}]}]}}\n")
+    rendered = render_graph(DynamoGraphDeployment.model_validate(yaml.safe_load(text)), RESTRICTED)
+    objects = rendered.objects
+    assert named(objects, "ConfigMap")["g-epp-config"]["data"]["epp-config-dynamo.yaml"] == (
+        "apiVersion: inference.networking.x-k8s.io/v1alpha1\n"
+        "kind: EndpointPickerConfig\n"
+        "plugins:\n"
+        "- name: \"\"\n  parameters: null\n  type: a\n"
+        "- name: b\n  parameters:\n    x: 1\n  type: c\n"
+        "schedulingProfiles:\n"
+        "- name: p\n  plugins:\n  - pluginRef: b\n    weight: null\n")
+    dcd = named(rendered.components, "DynamoComponentDeployment")["g-epp"]
+    config = dcd["spec"]["eppConfig"]["config"]
+    assert (config["apiVersion"], config["kind"]) == ("inference.networking.x-k8s.io/v1alpha1", "EndpointPickerConfig")
+    assert config["plugins"][0] == {"name": "", "type": "a"}  # the server prunes a custom resource's nulls
+    assert config["schedulingProfiles"][0]["plugins"] == [{"pluginRef": "b"}]
 
 
 def test_istio_mesh_adds_a_destination_rule_for_the_epp_service() -> None:
@@ -189,3 +215,16 @@ def test_legacy_alpha_pvcs_with_create_become_graph_owned_claims() -> None:
         "storageClassName": "fast",
     }
     assert claims["model-cache"] in result.graph_objects()
+
+
+def test_an_env_var_given_as_empty_string_is_written_without_value() -> None:
+    """``corev1.EnvVar.Value`` is ``omitempty``: the operator reads the pod template into Go types,
+    so ``value: ""`` reaches its Deployment and DCD as a bare name (the recorded operator's
+    objects for corpus examples-diffusers-agg, docs/OPERATOR-AGREEMENT.md)."""
+    text = GRAPH.replace("args: [--model, m]}", "args: [--model, m], env: [{name: EMPTY, value: ''}]}")
+    rendered = render_graph(DynamoGraphDeployment.model_validate(yaml.safe_load(text)), RESTRICTED)
+    deployment = next(o for o in rendered.objects if o["kind"] == "Deployment" and "decode" in o["metadata"]["name"])
+    (entry,) = [e for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"] if e["name"] == "EMPTY"]
+    assert entry == {"name": "EMPTY"}
+    dcd = next(o for o in rendered.components if "decode" in o["metadata"]["name"])
+    assert {"name": "EMPTY"} in dcd["spec"]["podTemplate"]["spec"]["containers"][0]["env"]

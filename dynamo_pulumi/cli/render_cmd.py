@@ -20,8 +20,10 @@ not hide the errors of the others).
 from __future__ import annotations
 
 import argparse
+import functools
+import re
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -67,10 +69,25 @@ _DUMPER: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _UNFOLDED = 2**31 - 1
 
 
+#: The YAML 1.1 booleans PyYAML's resolver leaves out: kubectl (go-yaml) reads an unquoted ``n``
+#: as ``false``, so an env value ``n`` printed plain would reach the API server as a boolean.
+_YAML11_SHORT_BOOLS = re.compile(r"^(?:y|Y|n|N)$")
+
+
+@functools.cache
+def _kube_safe(dumper: type) -> type:
+    """``dumper`` that also quotes the strings a YAML 1.1 reader would take for booleans."""
+    cls: Any = type(f"KubeSafe{dumper.__name__}", (dumper,), {})
+    cls.add_implicit_resolver("tag:yaml.org,2002:bool", _YAML11_SHORT_BOOLS, list("yYnN"))
+    return cast(type, cls)
+
+
 def dump_stream(documents: list[dict[str, Any]], dumper: type = _DUMPER) -> str:
-    """A YAML stream, one document per object, keys in rendered order (deterministic)."""
+    """A YAML stream, one document per object, keys in rendered order (deterministic), that
+    kubectl reads back as the same values."""
     return yaml.dump_all(
-        documents, Dumper=dumper, sort_keys=False, default_flow_style=False, explicit_start=True, width=_UNFOLDED
+        documents, Dumper=_kube_safe(dumper), sort_keys=False, default_flow_style=False, explicit_start=True,
+        width=_UNFOLDED,
     )
 
 

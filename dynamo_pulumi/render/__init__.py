@@ -41,6 +41,7 @@ from dynamo_pulumi.render.component_pods import component_render_context, pod_te
 from dynamo_pulumi.render.dcd_identity import component_name_of, owner_graph_name
 from dynamo_pulumi.render.graph import generate_component_deployments
 from dynamo_pulumi.render.name_checks import NameSources, check_rendered_names
+from dynamo_pulumi.render.objects.common import without_empty_env_values
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
 from dynamo_pulumi.render.pathway import Pathway, choose_pathway
@@ -306,6 +307,7 @@ def render_graph(
             raise
         raise _beyond_beta_schema(exc) from None  # type: ignore[arg-type]
     check_rendered_names([*result.components, *result.objects], _name_sources(defaulted))
+    without_empty_env_values([result.components, result.objects])
     return result
 
 

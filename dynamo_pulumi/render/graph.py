@@ -55,6 +55,7 @@ from dynamo_pulumi.naming import dcd_name, dynamo_namespace, is_worker_type
 from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
 from dynamo_pulumi.render.deployment_config import apply_dyn_deployment_config
 from dynamo_pulumi.render.objects.common import copy_tree, merge_envs, merge_low_priority
+from dynamo_pulumi.render.objects.epp import typed_endpoint_picker_config
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
@@ -293,6 +294,9 @@ def generate_component_deployment(
     spec.pop("backendFramework", None)
     if backend_framework:  # omitempty
         spec["backendFramework"] = backend_framework
+    epp_config = spec.get("eppConfig")
+    if isinstance(epp_config, dict) and isinstance(epp_config.get("config"), dict):
+        epp_config["config"] = typed_endpoint_picker_config(epp_config["config"], nulls=False)
     dyn_ns = dynamo_namespace(namespace, graph.name, bool(component.get("globalDynamoNamespace")))
     labels = dict(((spec.get("podTemplate") or {}).get("metadata") or {}).get("labels") or {})
     labels.update(

@@ -21,6 +21,14 @@ import pytest
 from localcluster.cluster import LocalCluster
 from localcluster.crds import cluster_crds
 from localcluster.engine import Engine
+from localcluster.operators import (
+    DYNAMO_BINARY_ENV,
+    GROVE_BINARY_ENV,
+    Controller,
+    binary_from_env,
+    start_grove,
+    start_lws,
+)
 from localcluster.tools import ToolSet, ensure_tools
 
 
@@ -44,6 +52,47 @@ def cluster(tools: ToolSet, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         yield c
     finally:
         c.stop()
+
+
+@pytest.fixture(scope="session")
+def lws_controller(cluster: LocalCluster) -> Iterator[Controller]:
+    """The pinned LeaderWorkerSet controller beside the session's cluster, webhooks on loopback
+    (started on first use: only the tests that need LWS pay its second of start-up)."""
+    controller = start_lws(cluster)
+    sys.stderr.write(f"\n[e2e] lws-controller ready after {controller.ready_after} s\n")
+    try:
+        yield controller
+    finally:
+        controller.stop()
+
+
+@pytest.fixture(scope="session")
+def grove_binary() -> Path:
+    binary = binary_from_env(GROVE_BINARY_ENV)
+    if binary is None:
+        pytest.skip(f"{GROVE_BINARY_ENV} is not set: the module proxy serves no Grove operator "
+                    "(tests/fixtures/operator_recordings/README.md)")
+    return binary
+
+
+@pytest.fixture(scope="session")
+def dynamo_binary() -> Path:
+    binary = binary_from_env(DYNAMO_BINARY_ENV)
+    if binary is None:
+        pytest.skip(f"{DYNAMO_BINARY_ENV} is not set: the module proxy serves no Dynamo operator "
+                    "(tests/fixtures/operator_recordings/README.md)")
+    return binary
+
+
+@pytest.fixture(scope="session")
+def grove_controller(cluster: LocalCluster, grove_binary: Path) -> Iterator[Controller]:
+    """A Grove operator binary beside the session's cluster (only when one is given)."""
+    controller = start_grove(cluster, grove_binary)
+    sys.stderr.write(f"\n[e2e] grove-operator ready after {controller.ready_after} s\n")
+    try:
+        yield controller
+    finally:
+        controller.stop()
 
 
 @pytest.fixture

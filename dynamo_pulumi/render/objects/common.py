@@ -50,6 +50,28 @@ def merge_envs(common: list[dict[str, Any]] | None, specific: list[dict[str, Any
     return [merged[name] for name in sorted(merged)]
 
 
+def without_empty_env_values(node: Any) -> Any:
+    """Drop ``value: ""`` from every env entry below ``node`` (in place; returned for chaining).
+
+    ``corev1.EnvVar.Value`` is a string with ``omitempty``: the operator reads a pod template
+    into Go types and writes it back, so an env var given as ``value: ""`` reaches the
+    Deployment, PodCliqueSet and DCD it creates with no ``value`` at all (found by the recorded
+    comparison, docs/OPERATOR-AGREEMENT.md). Same meaning; the bytes follow the operator.
+    """
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "env" and isinstance(value, list):
+                for entry in value:
+                    if isinstance(entry, dict) and entry.get("value") == "":
+                        del entry["value"]
+            else:
+                without_empty_env_values(value)
+    elif isinstance(node, list):
+        for value in node:
+            without_empty_env_values(value)
+    return node
+
+
 def merge_low_priority(dst: dict[str, Any] | None, src: Mapping[str, Any] | None) -> dict[str, Any]:
     """``mergeLowPriorityMetadata``: add keys of ``src`` that ``dst`` lacks; ``dst`` wins."""
     out = dict(dst or {})

@@ -51,10 +51,59 @@ def epp_labels(graph_name: str, component: str) -> dict[str, str]:
     }
 
 
+#: The zero values Go writes for the EndpointPickerConfig fields without ``omitempty``.
+_PLUGIN_ZERO = {"name": "", "type": "", "parameters": None}
+_PROFILE_ZERO = {"name": "", "plugins": None}
+_PROFILE_PLUGIN_ZERO = {"pluginRef": "", "weight": None}
+
+
+def _with_zero(entries: Any, zero: dict[str, Any], nulls: bool) -> Any:
+    if not isinstance(entries, list):
+        return entries
+    base = {k: v for k, v in zero.items() if nulls or v is not None}
+    return [{**base, **{k: v for k, v in e.items() if v is not None}} if isinstance(e, dict) else e
+            for e in entries]
+
+
+def typed_endpoint_picker_config(config: dict[str, Any], *, nulls: bool = True) -> dict[str, Any]:
+    """``eppConfig.config`` as the operator's typed ``EndpointPickerConfig`` (gateway-api-inference-
+    extension v1.2.0) holds it once ``marshalEndpointPickerConfig`` has run: ``TypeMeta`` set, and
+    the fields without ``omitempty`` present at their zero value, so written even where the user
+    left them out (a plugin's ``name: ""`` and ``parameters: null``, a profile plugin's ``weight``).
+    The operator sets ``TypeMeta`` on the component's own struct (a pointer), so the DCD it writes
+    afterwards carries it too (found by the recorded comparison, docs/OPERATOR-AGREEMENT.md).
+    ``nulls=False`` is that struct as the DCD stores it: the API server prunes the nulls of a
+    custom resource's non-nullable fields."""
+    out = copy_tree(config)
+    out["apiVersion"] = ENDPOINT_PICKER_CONFIG_API_VERSION
+    out["kind"] = ENDPOINT_PICKER_CONFIG_KIND
+    out["plugins"] = _with_zero(out.get("plugins"), _PLUGIN_ZERO, nulls)
+    profiles = _with_zero(out.get("schedulingProfiles"), _PROFILE_ZERO, nulls)
+    for profile in profiles if isinstance(profiles, list) else []:
+        if isinstance(profile, dict) and (nulls or profile.get("plugins") is not None):
+            profile["plugins"] = _with_zero(profile.get("plugins"), _PROFILE_PLUGIN_ZERO, nulls)
+    out["schedulingProfiles"] = profiles
+    return out if nulls else {k: v for k, v in out.items() if v is not None}
+
+
+class _GoYamlDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper with one change to match ``sigs.k8s.io/yaml`` (go-yaml v2): an empty
+    string is written ``""``, not ``''``."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if value == "":
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+    return yaml.SafeDumper.represent_str(dumper, value)
+
+
+_GoYamlDumper.add_representer(str, _represent_str)
+
+
 def endpoint_picker_config_yaml(config: dict[str, Any]) -> str:
-    """The ``EndpointPickerConfig`` document as ``sigs.k8s.io/yaml`` writes it (sorted keys)."""
-    document = {**copy_tree(config), "apiVersion": ENDPOINT_PICKER_CONFIG_API_VERSION, "kind": ENDPOINT_PICKER_CONFIG_KIND}
-    return yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
+    """The ``EndpointPickerConfig`` document as ``sigs.k8s.io/yaml`` writes the typed struct (sorted keys)."""
+    return yaml.dump(typed_endpoint_picker_config(config), Dumper=_GoYamlDumper, sort_keys=True,
+                     default_flow_style=False)
 
 
 def build_config_map(ctx: GraphContext) -> list[dict[str, Any]]:
