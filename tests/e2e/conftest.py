@@ -66,22 +66,23 @@ def lws_controller(cluster: LocalCluster) -> Iterator[Controller]:
         controller.stop()
 
 
-@pytest.fixture(scope="session")
-def grove_binary() -> Path:
-    binary = binary_from_env(GROVE_BINARY_ENV)
+def _operator_binary(env: str, what: str) -> Path:
+    """The operator binary ``env`` names; the test skips when none is given (CI), saying why."""
+    binary = binary_from_env(env)
     if binary is None:
-        pytest.skip(f"{GROVE_BINARY_ENV} is not set: the module proxy serves no Grove operator "
+        pytest.skip(f"{env} is not set: the module proxy serves no {what} operator "
                     "(tests/fixtures/operator_recordings/README.md)")
     return binary
+
+
+@pytest.fixture(scope="session")
+def grove_binary() -> Path:
+    return _operator_binary(GROVE_BINARY_ENV, "Grove")
 
 
 @pytest.fixture(scope="session")
 def dynamo_binary() -> Path:
-    binary = binary_from_env(DYNAMO_BINARY_ENV)
-    if binary is None:
-        pytest.skip(f"{DYNAMO_BINARY_ENV} is not set: the module proxy serves no Dynamo operator "
-                    "(tests/fixtures/operator_recordings/README.md)")
-    return binary
+    return _operator_binary(DYNAMO_BINARY_ENV, "Dynamo")
 
 
 @pytest.fixture(scope="session")
