@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
 from dynamo_pulumi.errors import DynamoPulumiError, ErrorType, FieldError, GraphValidationError
 from dynamo_pulumi.loading import load_each
 from dynamo_pulumi.platform import Platform
@@ -220,7 +221,7 @@ def stage_of(doc: Doc, mode: str, namespace: str, errors: Sequence[FieldError]) 
     loaded = outcome.loaded
     assert loaded is not None
     graph = loaded.object
-    defaulted = default_graph(graph, PLATFORM, "create") if isinstance(graph, DynamoGraphDeployment) else graph
+    defaulted = default_graph(graph, PLATFORM, "create") if isinstance(graph, GraphHelpers) else graph
     request = Request(loaded.source_api_version, namespace)
     api_server = {str(e) for e in schema_errors(defaulted, request) or validate_graph_cel(defaulted)}  # type: ignore[arg-type]
     admission = {str(e) for e in create_verdict(loaded, PLATFORM, mode, namespace).errors}

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
+from dynamo_pulumi.api.v1beta1 import API_VERSION
+from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.cli.validate_cmd import load_contents
 from dynamo_pulumi.deploy_mode import without_unsent_metadata
 from dynamo_pulumi.errors import DynamoPulumiError
@@ -133,7 +134,7 @@ def _pinned(loaded: LoadedObject) -> LoadedObject:
             return component
         return component.model_copy(update={"runtime_version_override": PINNED_RUNTIME_VERSION})
 
-    if isinstance(obj, DynamoGraphDeployment):
+    if isinstance(obj, GraphHelpers):  # a model or its twin (what the CLI's loading builds)
         spec = obj.spec.model_copy(update={"components": [pin(c) for c in obj.components]})
     else:
         spec = pin(obj.spec)
@@ -185,7 +186,7 @@ def _render_batches(source: Source, loaded: LoadedObject, base: Platform, namesp
     batches = []
     for setting in SETTINGS:
         label = _graph_label(loaded)
-        if setting.grove and isinstance(loaded.object, DynamoComponentDeployment):
+        if setting.grove and isinstance(loaded.object, ComponentDeploymentHelpers):
             batches.append(Batch(source.label, label, setting.name, "render",
                                  skipped="a standalone DynamoComponentDeployment has no Grove pathway"))
             continue
