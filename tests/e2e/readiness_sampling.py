@@ -123,6 +123,15 @@ class Sampler:
                 raise AssertionError(f"timed out waiting for {what}")
             time.sleep(0.2)
 
+    def wait_agreed_ready(self, kind: str, timeout: float = 30.0) -> None:
+        """Until a sample of this phase has ``kind`` ready by both verdicts: the controller's
+        ready condition can come and the next phase begin between two samples, and a phase
+        without such a sample would not show that we call ready what the controller does."""
+        phase = self.phase
+        self.wait(f"a sample of {kind} ready by both in phase {phase}",
+                  lambda: any(s.phase == phase and s.kind == kind and s.ours and s.theirs for s in self.samples),
+                  timeout)
+
     def table(self) -> dict[tuple[str, str], Counter[str]]:
         """(kind, phase) -> counts of agree-ready, agree-not-ready, stricter (ours not ready,
         controller ready) and looser (ours ready, controller not)."""

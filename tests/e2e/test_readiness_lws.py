@@ -52,6 +52,7 @@ def test_lws_readiness_agrees_with_the_controllers(engine: Engine, cluster: Loca
         for kind, name in targets():
             assert CONTROLLER_SAYS[kind](_get(cluster, namespace, kind.lower() + "s", name)), \
                 f"pulumi up returned before the {kind} controller called {name} ready"
+        sampler.wait_agreed_ready("LeaderWorkerSet")
 
         def lws_ready(groups: int) -> bool:
             obj = _get(cluster, namespace, "lws", lws)
@@ -63,10 +64,12 @@ def test_lws_readiness_agrees_with_the_controllers(engine: Engine, cluster: Loca
         sampler.phase = "scale up"
         patch({"spec": {"replicas": 2}})
         sampler.wait("two ready groups", lambda: lws_ready(2))
+        sampler.wait_agreed_ready("LeaderWorkerSet")
 
         sampler.phase = "scale down"
         patch({"spec": {"replicas": 1}})
         sampler.wait("one ready group", lambda: lws_ready(1) and len(_names(cluster, namespace, "pods")) == 3)
+        sampler.wait_agreed_ready("LeaderWorkerSet")
 
         sampler.phase = "stuck pod"
         stuck = {"metadata": {"annotations": {POD_READY_DELAY_ANNOTATION: "1h"}}}
@@ -82,6 +85,7 @@ def test_lws_readiness_agrees_with_the_controllers(engine: Engine, cluster: Loca
         patch({"spec": {"leaderWorkerTemplate": {"workerTemplate": {"metadata": {"annotations": {
             POD_READY_DELAY_ANNOTATION: None}}}}}})
         sampler.wait("the group to recover", lambda: lws_ready(1))
+        sampler.wait_agreed_ready("LeaderWorkerSet")
 
         sampler.phase = "deletion"
         leader = next(n for n in _names(cluster, namespace, "pods") if n == f"{lws}-0")
@@ -89,6 +93,7 @@ def test_lws_readiness_agrees_with_the_controllers(engine: Engine, cluster: Loca
         sampler.wait("the group to be recreated", lambda: lws_ready(1) and
                      _get(cluster, namespace, "pods", leader)["metadata"].get("uid") is not None)
         sampler.wait("samples after the deletion", lambda: sum(s.phase == "deletion" for s in sampler.samples) > 12)
+        sampler.wait_agreed_ready("LeaderWorkerSet")
 
     table = sampler.table()
     sys.stderr.write("\n[readiness] " + json.dumps({f"{k}/{p}": dict(c) for (k, p), c in sorted(table.items())}) + "\n")
