@@ -46,37 +46,28 @@ REPO = Path(__file__).resolve().parent.parent
 
 # --- the contract both transports keep ---------------------------------------------------------
 
-@pytest.mark.parametrize("check", contract.PURE, ids=lambda f: f.__name__)
-def test_pure_contract(driver, check):
-    check(driver)
-
-
-@pytest.mark.parametrize("check", contract.WITH_CLUSTER, ids=lambda f: f.__name__)
-def test_cluster_contract(driver, server, check):
-    check(driver, server)
-
-
 #: The readiness resource a component (``Construct``) creates: the engine prefixes its parent's
-#: type chain, and sends this URN to every verb (a top-level URN was all the tests above used).
+#: type chain, and sends this URN to every verb (a top-level URN was all the tests once used).
 NESTED_URN = READINESS_URN.replace("::dynamo:index:GraphReadiness::",
                                    "::dynamo:index:DynamoGraphDeployment$dynamo:index:GraphReadiness::")
 
 
-@pytest.fixture
-def component_child(plugin):
-    driver = PluginDriver(plugin, urn=NESTED_URN)
-    driver.configure({})
-    return driver
+@pytest.fixture(params=[READINESS_URN, NESTED_URN], ids=["top-level", "a-components-child"])
+def either_urn(plugin, request):
+    """A driver for a top-level readiness resource and for the one a component creates."""
+    started = PluginDriver(plugin, urn=request.param)
+    started.configure({})
+    return started
 
 
 @pytest.mark.parametrize("check", contract.PURE, ids=lambda f: f.__name__)
-def test_pure_contract_for_a_components_readiness_resource(component_child, check):
-    check(component_child)
+def test_pure_contract(either_urn, check):
+    check(either_urn)
 
 
 @pytest.mark.parametrize("check", contract.WITH_CLUSTER, ids=lambda f: f.__name__)
-def test_cluster_contract_for_a_components_readiness_resource(component_child, server, check):
-    check(component_child, server)
+def test_cluster_contract(either_urn, server, check):
+    check(either_urn, server)
 
 
 # --- what the engine asks first ----------------------------------------------------------------
