@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-from dynamo_pulumi.defaulting import default_graph
+from dynamo_pulumi.defaulting.webhooks import default_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_grove
 

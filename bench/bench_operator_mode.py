@@ -20,7 +20,7 @@ from typing import Any
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.planning.operator_mode import operator_expansion
-from dynamo_pulumi.program import deploy, plan
+from dynamo_pulumi.program.graph_program import deploy, plan
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_program import CORPUS, NAMESPACE, PLATFORMS, median_ms, synthetic_graph

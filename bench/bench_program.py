@@ -20,7 +20,7 @@ from typing import Any
 
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.mocks import run_program
-from dynamo_pulumi.program import deploy, plan
+from dynamo_pulumi.program.graph_program import deploy, plan
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 PLATFORMS: dict[str, dict[str, Any]] = {

@@ -17,7 +17,7 @@ from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import DynamoPulumiError
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
 

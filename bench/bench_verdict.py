@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dynamo_pulumi.errors import DynamoPulumiError
-from dynamo_pulumi.loading import LoadedObject, load_documents, validate_loaded
+from dynamo_pulumi.loading.documents import LoadedObject, load_documents, validate_loaded
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 PLATFORM = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}}})

@@ -1,6 +1,6 @@
 """How often one deployment works the same graph: a static walk of the calls that carry ``platform``.
 
-Not a test: starting at ``program.deploy`` (or any ``module:function``), follow every call whose
+Not a test: starting at ``program.graph_program.deploy`` (or any ``module:function``), follow every call whose
 arguments carry the platform (the parameter itself, a name bound to it, ``x.platform``) into the
 function that receives it, under the name it receives it by, and print what the walk met:
 
@@ -15,7 +15,7 @@ function that receives it, under the name it receives it by, and print what the 
 
 Usage::
 
-    .venv/bin/python bench/walk_platform.py [--root program:deploy] [--run] [--list]
+    .venv/bin/python bench/walk_platform.py [--root program.graph_program:deploy] [--run] [--list]
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "dynamo_pulumi"
 TRACKED = "platform"
 #: Functions whose every entry the report counts.
-WATCHED = ("defaulting.default_graph", "defaulting.default_component_deployment",
+WATCHED = ("defaulting.webhooks.default_graph", "defaulting.webhooks.default_component_deployment",
            "validation.admission_common.graph_context", "validation.admission_common.component_context",
-           "render.render_graph", "verdict.judge")
+           "render.render_graph", "verdict.deployability.judge")
 
 
 def _layer_of() -> Callable[[str], int | None]:
@@ -240,7 +240,7 @@ def _run_counts() -> Counter[str]:
         for mod in list(sys.modules.values()):
             if getattr(mod, "__name__", "").startswith(PACKAGE) and getattr(mod, attr, None) is original:
                 setattr(mod, attr, counted)
-    from dynamo_pulumi.program import plan
+    from dynamo_pulumi.program.graph_program import plan
 
     plan()
     return counts
@@ -248,7 +248,7 @@ def _run_counts() -> Counter[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default="program:deploy", help="module:function to start from")
+    parser.add_argument("--root", default="program.graph_program:deploy", help="module:function to start from")
     parser.add_argument("--param", default=TRACKED, help="the parameter that carries the platform")
     parser.add_argument("--run", action="store_true", help="also count real calls while planning the example")
     parser.add_argument("--list", action="store_true", help="print every stay in walk order")

@@ -35,7 +35,7 @@ from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 
-from dynamo_pulumi.wire_numbers import as_written
+from dynamo_pulumi.floor.wire_numbers import as_written
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 UNKNOWN_TEXT = "(unknown)"

@@ -18,12 +18,12 @@ from typing import Literal
 from pydantic import Field
 
 from dynamo_pulumi.api.base import Bool, NonNegInt32, Str, WireModel
-from dynamo_pulumi.platform_file import (  # noqa: F401 - re-exported: the platform file's loader
+from dynamo_pulumi.model.platform_file import (  # noqa: F401 - re-exported: the platform file's loader
     DEFAULT_OPERATOR_VERSION,
     PlatformError,
     load_platform,
 )
-from dynamo_pulumi.platform_helpers import PlatformHelpers, ToggleHelpers
+from dynamo_pulumi.model.platform_helpers import PlatformHelpers, ToggleHelpers
 
 
 class Discovery(WireModel):

@@ -5,7 +5,7 @@
 runs in-process exactly as the Pulumi language host would run it (its directory as the working
 directory and on ``sys.path``, ``__name__ == "__main__"``, the project name and stack from
 ``Pulumi.yaml`` and ``--stack``, the stack's configuration from ``Pulumi.<stack>.yaml`` and
-``--config key=value``), against :class:`dynamo_pulumi.cloud_mocks.CloudMocks`, so cloud
+``--config key=value``), against :class:`dynamo_pulumi.program.cloud_mocks.CloudMocks`, so cloud
 resources (EKS, GKE, IAM) get plausible placeholder outputs and nothing is called.
 
 The graphs are the plans of the DynamoGraphDeployment components and standalone
@@ -213,7 +213,7 @@ class ProgramRun:
         """GPUs per component of the graph named ``name``, as ``preview`` counts them:
         ``"unknown"`` for a component whose count depends on a ``pulumi.Output`` not known at
         preview (under mocks an Output's value is known and counted)."""
-        from dynamo_pulumi.gpu_delta import UNKNOWN, gpu_delta
+        from dynamo_pulumi.diff.gpu_delta import UNKNOWN, gpu_delta
 
         return {c.component: UNKNOWN if c.after is None else c.after
                 for c in gpu_delta(None, self.graph(name)).components}
@@ -237,8 +237,8 @@ def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mappi
     """Run the program under mocks in preview mode; its graphs' plans in construction order."""
     import pulumi
 
-    from dynamo_pulumi.cloud_mocks import CloudMocks
     from dynamo_pulumi.mocks import Recording, run_program
+    from dynamo_pulumi.program.cloud_mocks import CloudMocks
     from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 
     plans: list[Any] = []
@@ -288,7 +288,7 @@ def stack_notes(program: Program, stack: str) -> list[str]:
     ``Pulumi.yaml``'s defaults and ``--config`` (a misspelt ``--stack`` would go unseen)."""
     if stack == DEFAULT_STACK or (program.directory / f"Pulumi.{stack}.yaml").is_file():
         return []
-    from dynamo_pulumi.suggest import did_you_mean
+    from dynamo_pulumi.floor.suggest import did_you_mean
 
     stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in program.directory.glob("Pulumi.*.yaml"))
     found = f" (stack files here: {', '.join(f'Pulumi.{s}.yaml' for s in stacks)})" if stacks else ""
@@ -299,7 +299,7 @@ def stack_notes(program: Program, stack: str) -> list[str]:
 def unread_config_notes(program: Program, overrides: Sequence[str], recording: Any) -> list[str]:
     """``--config key=value`` of the project that the program never looked up. Keys of other
     namespaces (``aws:region``, ``kubernetes:context``) are read by providers, not the program."""
-    from dynamo_pulumi.suggest import did_you_mean
+    from dynamo_pulumi.floor.suggest import did_you_mean
 
     read = sorted(k.split(":", 1)[1] for k in recording.config_read if k.startswith(f"{program.project}:"))
     notes = []

@@ -270,9 +270,9 @@ def submitted(recording: Mapping[str, Any]) -> list[dict[str, Any]]:
 def rendered(recording: Mapping[str, Any], platform: str) -> tuple[str, list[dict[str, Any]]]:
     """What ``dynamo-pulumi render --stage all`` prints for the recorded documents."""
     from dynamo_pulumi.cli.validate_cmd import load_contents
-    from dynamo_pulumi.loading import GRAPH_KINDS
-    from dynamo_pulumi.sources import SourceText
-    from dynamo_pulumi.verdict import judge
+    from dynamo_pulumi.floor.sources import SourceText
+    from dynamo_pulumi.loading.documents import GRAPH_KINDS
+    from dynamo_pulumi.verdict.deployability import judge
 
     from .recorder import platform_for
 
@@ -296,9 +296,9 @@ def rendered(recording: Mapping[str, Any], platform: str) -> tuple[str, list[dic
 def predicted(recording: Mapping[str, Any], platform: str) -> tuple[str, list[dict[str, Any]]]:
     """Operator mode's predicted expansion (``plan_prediction``) of each recorded graph."""
     from dynamo_pulumi.errors import DynamoPulumiError
+    from dynamo_pulumi.floor.sources import SourceText
     from dynamo_pulumi.planning.operator_mode import plan_prediction
     from dynamo_pulumi.planning.plan import plan_graph
-    from dynamo_pulumi.sources import SourceText
 
     from .recorder import platform_for
 

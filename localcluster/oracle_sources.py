@@ -127,8 +127,8 @@ def prepared(source: Source) -> Source:
 
 def _pin(doc: dict[str, Any]) -> list[str]:
     from dynamo_pulumi.errors import DynamoPulumiError
-    from dynamo_pulumi.loading import load_documents
-    from dynamo_pulumi.runtime_version import resolve_runtime_version
+    from dynamo_pulumi.loading.documents import load_documents
+    from dynamo_pulumi.model.runtime_version import resolve_runtime_version
 
     try:
         loaded = load_documents([copy.deepcopy(doc)]).loaded

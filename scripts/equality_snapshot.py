@@ -105,7 +105,7 @@ def _file_cases(name: str, graph: Path, platform: Path | None, grove: Path) -> I
 def _plan_case(graph: Path, platform: Path | None) -> Callable[[], str]:
     def run() -> str:
         from dynamo_pulumi.errors import DynamoPulumiError
-        from dynamo_pulumi.program import plan
+        from dynamo_pulumi.program.graph_program import plan
 
         try:
             planned = plan(str(graph), NAMESPACE, str(platform) if platform else None)
@@ -138,9 +138,9 @@ def _admission_cases(root: Path) -> Iterator[tuple[str, Callable[[], str]]]:
 
 def _update_case(old: dict[str, Any], new: dict[str, Any], platform: dict[str, Any]) -> Callable[[], str]:
     def run() -> str:
-        from dynamo_pulumi.loading import load_documents
+        from dynamo_pulumi.loading.documents import load_documents
         from dynamo_pulumi.platform import load_platform
-        from dynamo_pulumi.verdict import judge
+        from dynamo_pulumi.verdict.deployability import judge
 
         out = {}
         plat = load_platform(copy.deepcopy(platform))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-from dynamo_pulumi.defaulting import default_graph
+from dynamo_pulumi.defaulting.webhooks import default_graph
 from dynamo_pulumi.platform import Platform
 
 GROVE_PLATFORM = Platform.model_validate(

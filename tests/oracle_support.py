@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from dynamo_pulumi.loading import load_documents, load_graph
+from dynamo_pulumi.loading.documents import load_documents, load_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import RenderResult, render_graph
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.planning.plan import GraphPlan, plan_from_rendered
 
 GRAPH = "llm"

@@ -70,8 +70,8 @@ def test_alpha_num_shadows_below_the_alpha_minimum_is_refused_by_the_alpha_schem
 
 
 def test_empty_alpha_service_key_is_admitted_and_a_clear_refusal_in_render_mode() -> None:
-    from dynamo_pulumi.loading import load_documents
-    from dynamo_pulumi.verdict import judge
+    from dynamo_pulumi.loading.documents import load_documents
+    from dynamo_pulumi.verdict.deployability import judge
 
     doc = alpha_dgd()
     doc["spec"]["services"] = {"": doc["spec"]["services"]["worker"]}
@@ -102,9 +102,9 @@ def test_a_provider_override_required_domain_that_is_no_string_is_refused() -> N
 
 
 def test_update_verdict_refuses_an_unknown_client() -> None:
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.loading.documents import load_documents
     from dynamo_pulumi.platform import Platform
-    from dynamo_pulumi.validation.update_verdict import update_verdict
+    from dynamo_pulumi.verdict.update import update_verdict
 
     loaded = load_documents(beta_dgd()).loaded[0]
     with pytest.raises(ValueError, match="client must be one of pulumi, kubectl"):

@@ -16,7 +16,7 @@ from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.cli import main as cli_main
 from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError
-from dynamo_pulumi.loading import alpha_rule_path, load_graph_entry, validate_loaded
+from dynamo_pulumi.loading.documents import alpha_rule_path, load_graph_entry, validate_loaded
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation import validate, validate_update
 from dynamo_pulumi.validation.alpha import alpha_compat_findings, alpha_schema_errors

@@ -17,11 +17,11 @@ import yaml
 from cli_support import BETA, IMAGE
 
 from dynamo_pulumi.errors import Path
-from dynamo_pulumi.loading import load_graph_entry
+from dynamo_pulumi.loading.documents import load_graph_entry
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.apiserver.env import field_ref_errors, key_selector_errors
 from dynamo_pulumi.validation.apiserver.scheduling import preemption_policy_errors, scheduling_errors
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 
 WORKER = "spec.components[1].podTemplate"
 LWS = Platform.model_validate({"orchestrators": {"lws": {"enabled": True}}})

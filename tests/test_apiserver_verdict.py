@@ -11,7 +11,7 @@ import yaml
 from cli_support import BETA, IMAGE, run_cli, write
 
 from dynamo_pulumi.errors import ErrorType, Path
-from dynamo_pulumi.loading import load_graph_entry
+from dynamo_pulumi.loading.documents import load_graph_entry
 from dynamo_pulumi.validation.apiserver import rendered_object_errors
 from dynamo_pulumi.validation.apiserver.resources import (
     MAX_QUANTITY,
@@ -22,7 +22,7 @@ from dynamo_pulumi.validation.apiserver.resources import (
 )
 from dynamo_pulumi.validation.apiserver.services import service_errors
 from dynamo_pulumi.validation.apiserver.source_paths import user_path
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 
 WORKER = "spec.components[1].podTemplate.spec"
 

@@ -13,8 +13,8 @@ import yaml
 from cli_support import BETA, REPO, run_cli, write
 
 from dynamo_pulumi.errors import InputError, invalid, shorten
-from dynamo_pulumi.sources import MAX_INPUT_BYTES, read_bounded
-from dynamo_pulumi.yaml_source import allowed_alias_ratio, excessive_aliasing, parse_documents
+from dynamo_pulumi.floor.sources import MAX_INPUT_BYTES, read_bounded
+from dynamo_pulumi.floor.yaml_source import allowed_alias_ratio, excessive_aliasing, parse_documents
 
 LAUGHS = "\n".join(
     [
@@ -68,7 +68,7 @@ def test_input_up_to_the_cap_is_read_and_one_byte_more_is_refused() -> None:
 
 
 def test_yaml_text_over_the_cap_is_refused() -> None:
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.loading.documents import load_documents
 
     with pytest.raises(InputError, match="is larger than 16 MiB"):
         load_documents("a: " + "x" * MAX_INPUT_BYTES + "\n")

@@ -13,7 +13,7 @@ from cli_support import BETA, REPO, run_cli, run_process, write
 
 from dynamo_pulumi.cli import SUBCOMMANDS
 from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 
 
 def test_exit_codes_are_distinct() -> None:

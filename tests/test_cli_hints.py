@@ -94,7 +94,7 @@ def test_render_of_a_graph_only_operator_mode_deploys_prints_it_and_warns(
 
 
 def test_the_hints_answer_only_for_what_they_recognise() -> None:
-    from dynamo_pulumi.input_hints import (
+    from dynamo_pulumi.model.input_hints import (
         graph_given_as_platform_hint,
         helm_values_hint,
         platform_given_as_graph_hint,

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from cli_support import ALPHA, BETA, run_cli, run_process, write
 
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 
 ERROR_KEYS = {"path", "type", "value", "message", "line", "column"}
 REPORT_KEYS = {"file", "document", "kind", "name", "operation", "valid", "warnings", "errors", "plannedReplacements"}

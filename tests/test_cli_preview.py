@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from dynamo_pulumi.cli import main
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "conformance" / "corpus"

@@ -10,7 +10,7 @@ from test_cluster_waiter import DEPLOYMENT, DGD, deployment
 
 from dynamo_pulumi.cli import main
 from dynamo_pulumi.cluster.waiter import EVENT, POD
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.render import render_graph
 
 

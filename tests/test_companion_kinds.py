@@ -14,7 +14,7 @@ from cli_support import run_cli
 from conftest import CONFORMANCE
 
 from dynamo_pulumi.api.v1beta1 import KINDS
-from dynamo_pulumi.loading import COMPANION_KINDS
+from dynamo_pulumi.loading.documents import COMPANION_KINDS
 from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.planning.plan import plan_graph
 

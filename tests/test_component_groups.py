@@ -12,7 +12,7 @@ import pytest
 from cli_support import run_cli
 
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.planning.operator_mode import custom_resource_document
 from dynamo_pulumi.planning.plan import plan_graph
 from dynamo_pulumi.validation.cel import validate_graph_cel

@@ -16,7 +16,7 @@ from dynamo_pulumi.api.conversion import (
 )
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.loading import load_graph_entry, validate_loaded
+from dynamo_pulumi.loading.documents import load_graph_entry, validate_loaded
 
 
 def alpha_dgd(services: dict[str, Any], **spec: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import pytest
 
 from dynamo_pulumi.api.v1beta1 import API_VERSION, KINDS, ComponentType
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.loading import LoadedObject, load_documents, parse_yaml, validate_loaded
+from dynamo_pulumi.loading.documents import LoadedObject, load_documents, parse_yaml, validate_loaded
 from dynamo_pulumi.platform import Platform, load_platform
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"

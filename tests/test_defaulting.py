@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.defaulting import (
+from dynamo_pulumi.defaulting.webhooks import (
     default_component_deployment,
     default_graph,
     effective_min_available,

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from resources_fixtures import GRAPH, NS, small_plan
 
-from dynamo_pulumi.diffing import MISSING, diff_plans, field_changes, flatten, path_matches
-from dynamo_pulumi.program import plan
+from dynamo_pulumi.diff.diffing import MISSING, diff_plans, field_changes, flatten, path_matches
+from dynamo_pulumi.program.graph_program import plan
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 GROVE = {"orchestrators": {"grove": {"enabled": True}, "lws": {"enabled": True}}}

@@ -8,7 +8,7 @@ import copy
 from resources_fixtures import GRAPH, NS, small_plan
 from test_resources_tree import _grove_plan
 
-from dynamo_pulumi.diffing import diff_plans
+from dynamo_pulumi.diff.diffing import diff_plans
 from dynamo_pulumi.planning.plan import plan_from_rendered
 
 

@@ -14,9 +14,9 @@ import yaml
 from update_rule_cases import IMMUTABLE_CASES, MUTABLE_CASES, PLATFORM
 
 from dynamo_pulumi.cli import main
-from dynamo_pulumi.diffing import diff_plans
-from dynamo_pulumi.program import plan
-from dynamo_pulumi.worker_revision import MAX_PATHS, RevisionChange, revision_causes
+from dynamo_pulumi.diff.diffing import diff_plans
+from dynamo_pulumi.diff.worker_revision import MAX_PATHS, RevisionChange, revision_causes
+from dynamo_pulumi.program.graph_program import plan
 
 REPO = Path(__file__).resolve().parent.parent
 GRAPH = REPO / "tests" / "fixtures" / "programs" / "disagg" / "graph.yaml"
@@ -247,7 +247,7 @@ def test_several_causes_and_a_missing_hash_read_plainly():
 
 
 def test_revision_change_of_anything_but_graphs_has_no_causes():
-    from dynamo_pulumi.worker_revision import revision_change
+    from dynamo_pulumi.diff.worker_revision import revision_change
 
     assert revision_change(None, "ns", "aaaa", None, "ns", "aaaa") is None
     assert revision_change(None, "ns", "aaaa", None, "ns", "bbbb") == RevisionChange("aaaa", "bbbb", (), True)

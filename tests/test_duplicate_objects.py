@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from cli_support import ALPHA, BETA, run_cli, write
 
-from dynamo_pulumi.duplicates import duplicate_errors, identity
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.loading import load_documents
-from dynamo_pulumi.yaml_source import parse_documents
+from dynamo_pulumi.floor.duplicates import duplicate_errors, identity
+from dynamo_pulumi.floor.yaml_source import parse_documents
+from dynamo_pulumi.loading.documents import load_documents
 
 TWICE = f"{BETA}---\n{BETA}"
 DETAIL = ('metadata.name: Duplicate value: "beta": DynamoGraphDeployment "beta" is defined twice in one input: '

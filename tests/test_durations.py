@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dynamo_pulumi.go_duration import format_go_duration, parse_go_duration
+from dynamo_pulumi.floor.go_duration import format_go_duration, parse_go_duration
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
 
 

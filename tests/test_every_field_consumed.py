@@ -30,10 +30,10 @@ import pytest
 from pydantic import BaseModel
 
 from dynamo_pulumi.api import v1beta1 as beta
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.platform import Platform, load_platform
 from dynamo_pulumi.render import render_graph
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1"
 UNSET = object()

@@ -8,7 +8,7 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dynamo_pulumi.expansion import (
+from dynamo_pulumi.floor.expansion import (
     DIGEST_LENGTH,
     canonical_json,
     expansion_digest,

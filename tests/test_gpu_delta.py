@@ -1,5 +1,5 @@
 """The GPU cost of a change: per component and in total, before and after, with the GPU product the
-spec or placement names (``dynamo_pulumi.gpu_delta``)."""
+spec or placement names (``dynamo_pulumi.diff.gpu_delta``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from dynamo_pulumi.gpu_delta import (
+from dynamo_pulumi.diff.gpu_delta import (
     UNKNOWN_PRODUCT,
     ComponentGpus,
     GpuDelta,
@@ -21,7 +21,7 @@ from dynamo_pulumi.gpu_delta import (
     gpu_resource,
     summary_lines,
 )
-from dynamo_pulumi.program import plan
+from dynamo_pulumi.program.graph_program import plan
 
 GRAPH = Path(__file__).resolve().parent / "fixtures" / "programs" / "disagg" / "graph.yaml"
 H100 = "NVIDIA-H100-80GB-HBM3"
@@ -197,7 +197,7 @@ def test_replicas_and_gpus_per_replica_changed_together_are_both_named(tmp_path)
 
 
 def test_gpus_per_replica_may_be_fractional():
-    from dynamo_pulumi.gpu_delta import per_replica
+    from dynamo_pulumi.diff.gpu_delta import per_replica
     from dynamo_pulumi.planning.outputs import ComponentSummary
 
     def summary(replicas: int, gpus: int) -> ComponentSummary:
@@ -227,6 +227,6 @@ def test_gpus_moved_between_components_show_a_zero_total_change():
 
 
 def test_pod_specs_are_found_inside_lists_too():
-    from dynamo_pulumi.gpu_delta import _pod_specs
+    from dynamo_pulumi.diff.gpu_delta import _pod_specs
 
     assert list(_pod_specs({"items": [{"spec": {"containers": []}}]})) == [{"containers": []}]

@@ -21,9 +21,9 @@ import pytest
 import yaml
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-from dynamo_pulumi.defaulting import default_graph
+from dynamo_pulumi.defaulting.webhooks import default_graph
 from dynamo_pulumi.errors import GraphValidationError, RenderError
-from dynamo_pulumi.loading import load_documents, validate_loaded
+from dynamo_pulumi.loading.documents import load_documents, validate_loaded
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_grove
 from dynamo_pulumi.render.name_checks import NameSources, check_rendered_names

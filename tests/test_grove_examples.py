@@ -474,8 +474,8 @@ spec:
 
 
 def test_alpha_service_labels_annotations_and_sub_type_reach_the_cliques() -> None:
-    from dynamo_pulumi.defaulting import default_graph
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.defaulting.webhooks import default_graph
+    from dynamo_pulumi.loading.documents import load_documents
 
     (loaded,) = load_documents(ALPHA_GRAPH).graphs
     dgd = default_graph(loaded.object, GROVE)

@@ -12,7 +12,7 @@ import yaml
 from golden_support import load_golden_tool
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-from dynamo_pulumi.defaulting import default_graph
+from dynamo_pulumi.defaulting.webhooks import default_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_grove
 

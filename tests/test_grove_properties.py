@@ -13,7 +13,7 @@ from grove_fixtures import GROVE_PLATFORM, component, graph, main_container
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynamo_pulumi.pcs_naming import pod_clique_names
+from dynamo_pulumi.model.pcs_naming import pod_clique_names
 from dynamo_pulumi.render.grove import render_pod_clique_set
 from dynamo_pulumi.render.grove.pods import PodRequest
 

@@ -10,8 +10,8 @@ from grove_fixtures import component, graph, main_container
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.go_duration import format_go_duration, parse_go_duration
-from dynamo_pulumi.pcs_naming import grove_component_resource_name, pcs_name_for_dgd, pod_clique_names
+from dynamo_pulumi.floor.go_duration import format_go_duration, parse_go_duration
+from dynamo_pulumi.model.pcs_naming import grove_component_resource_name, pcs_name_for_dgd, pod_clique_names
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.grove import render_pod_clique_set
 from dynamo_pulumi.render.grove.cliques import clique_min_available

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from update_rule_cases import IMMUTABLE_CASES, MUTABLE_CASES, PLATFORM, RuleCase, dgd, frontend, worker
 
-from dynamo_pulumi.loading import load_documents
+from dynamo_pulumi.loading.documents import load_documents
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation import validate_update
 from dynamo_pulumi.validation.immutable_identity import changed_rules, identity_of

@@ -4,9 +4,10 @@ Pure core at the bottom (load, judge, render, plan, readiness rules), thin edges
 ``kubernetes`` client in ``cluster/``, the Pulumi components in ``resources/``, the provider
 plugin, the program and mocks, the CLI). Every import counts: at module level, inside a function
 (a late import is still a dependency) and under ``if TYPE_CHECKING:`` (a type a lower module
-names from a higher one is a dependency the lower one should not have). The table below is the
-one place the order is written down; ``docs/ARCHITECTURE.md`` draws it. A new module must be
-placed in it, or :func:`test_every_module_has_a_layer` fails.
+names from a higher one is a dependency the lower one should not have). A module's layer is the
+folder it sits in; ``LAYERS`` below is the one place the folders' order is written down, and
+``docs/ARCHITECTURE.md`` draws it. A new module goes into a layer's folder (the root keeps only
+the public faces of ``ROOT_FACES``), or :func:`test_every_module_has_a_layer` fails.
 """
 
 from __future__ import annotations
@@ -22,34 +23,25 @@ import pytest
 PACKAGE = "dynamo_pulumi"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
-#: Lowest first. ``name`` is one module, ``name.*`` a package with everything under it; the
-#: longest match wins (``render.pathway`` sits below the rest of ``render``, because the
-#: defaulting webhooks choose the pathway).
-LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("floor", (
-        "", "errors", "constants", "go_duration", "placeholders", "yaml_source", "sources",
-        "naming", "kube_names", "expansion", "duplicates", "suggest", "wire_numbers",
-    )),
-    ("api", ("api.*",)),
-    # The models' twins sit with the platform they also twin (their shapes read its model).
-    ("model", ("pcs_naming", "runtime_version", "planner_connector", "deploy_mode", "platform", "input_hints",
-               "platform_file", "platform_helpers", "api.twin", "api.twin_build")),
-    ("defaulting", ("defaulting", "render.pathway")),
-    ("validation", ("validation.*",)),
-    ("loading", ("loading",)),
-    ("render", ("render.*",)),
-    ("verdict", ("verdict", "validation.update_verdict")),
-    ("planning", ("planning.*",)),
-    ("diff", ("worker_revision", "gpu_delta", "diffing", "mode_diff")),
-    ("readiness", ("readiness.*",)),
+#: Lowest first: each layer is the folder of that name under the package, with everything in it.
+LAYERS: tuple[str, ...] = (
+    "floor", "api", "model", "defaulting", "validation", "loading", "render", "verdict", "planning",
+    "diff", "readiness",
     # --- edges ---
-    ("cluster", ("cluster.*",)),
-    ("resources", ("resources.*",)),
-    ("plugin", ("plugin.*",)),
-    ("program", ("program", "mocks", "cloud_mocks", "git_revision", "user_program")),
-    ("cli", ("cli.*", "__main__")),
+    "cluster", "resources", "plugin", "program", "cli",
 )
-LAYER_NAMES = [name for name, _ in LAYERS]
+#: The public faces left at the package root, and the layer each belongs to.
+ROOT_FACES: dict[str, str] = {
+    "": "floor",  # the package itself (its __init__ imports nothing)
+    "errors": "floor",  # dynamo_pulumi.errors: the exceptions every layer raises
+    "platform": "model",  # dynamo_pulumi.platform: the operator's platform settings
+    "mocks": "program",  # dynamo_pulumi.mocks: Pulumi mocks for users' unit tests
+    "user_program": "program",  # dynamo_pulumi.user_program: the helpers a user's program calls
+    "__main__": "cli",  # python -m dynamo_pulumi
+}
+#: Folders under the package that hold no modules.
+NOT_LAYERS = ("data",)
+LAYER_NAMES = list(LAYERS)
 #: The first edge: every layer below it is the pure core.
 FIRST_EDGE = LAYER_NAMES.index("cluster")
 #: Libraries only an edge loads at import time (a core module may import them inside a function
@@ -57,21 +49,20 @@ FIRST_EDGE = LAYER_NAMES.index("cluster")
 EDGE_LIBRARIES = ("pulumi", "pulumi_kubernetes", "kubernetes")
 
 
-def _qualified(short: str) -> str:
-    return f"{PACKAGE}.{short}" if short else PACKAGE
-
-
 def layer_of(module: str) -> int | None:
-    """The layer index of a module (``dynamo_pulumi.x.y``), None when the table has no place."""
-    best: tuple[int, int] | None = None  # (match length, layer)
-    for index, (_, patterns) in enumerate(LAYERS):
-        for pattern in patterns:
-            package = pattern.endswith(".*")
-            base = _qualified(pattern[:-2] if package else pattern)
-            matches = module == base or (package and module.startswith(f"{base}."))
-            if matches and (best is None or len(base) > best[0]):
-                best = (len(base), index)
-    return None if best is None else best[1]
+    """The layer index of a module (``dynamo_pulumi.x.y``): the folder it sits in, or its entry
+    in ROOT_FACES at the root; None for a module neither places."""
+    if module != PACKAGE and not module.startswith(f"{PACKAGE}."):
+        return None
+    parts = module.split(".")[1:]
+    if len(parts) <= 1:
+        face = ROOT_FACES.get(parts[0] if parts else "")
+        if face is not None:
+            return LAYER_NAMES.index(face)
+        if not parts or not (ROOT / parts[0]).is_dir():
+            return None
+    folder = parts[0]
+    return LAYER_NAMES.index(folder) if folder in LAYER_NAMES and (ROOT / folder).is_dir() else None
 
 
 def all_modules() -> dict[str, Path]:
@@ -177,7 +168,16 @@ def _core_modules() -> list[str]:
 
 def test_every_module_has_a_layer() -> None:
     missing = sorted(m for m in MODULES if layer_of(m) is None)
-    assert not missing, f"place these modules in LAYERS (tests/test_layering.py): {missing}"
+    assert not missing, f"move these modules into a layer's folder (tests/test_layering.py LAYERS): {missing}"
+
+
+def test_the_folders_are_the_layers() -> None:
+    """Every folder of the package is a layer (or data), every layer a folder, and nothing but
+    the public faces is loose at the root."""
+    folders = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    assert folders == sorted([*LAYERS, *NOT_LAYERS])
+    loose = sorted(p.stem for p in ROOT.glob("*.py") if p.stem != "__init__")
+    assert loose == sorted(face for face in ROOT_FACES if face)
 
 
 def test_no_module_imports_from_a_higher_layer() -> None:
@@ -192,8 +192,9 @@ def test_only_the_edges_import_the_pulumi_components() -> None:
         if not m.startswith(f"{PACKAGE}.resources")
         and any(i.target.startswith(f"{PACKAGE}.resources") for i in imports_of(m, path.read_text()))
     )
-    edges = {f"{PACKAGE}.{name}" for name in ("program", "mocks", "user_program")}
-    allowed = [m for m in importers if m in edges or m.startswith((f"{PACKAGE}.cli", f"{PACKAGE}.plugin"))]
+    edges = {f"{PACKAGE}.{name}" for name in ("mocks", "user_program")}
+    edge_folders = tuple(f"{PACKAGE}.{name}." for name in ("program", "cli", "plugin"))
+    allowed = [m for m in importers if m in edges or m.startswith(edge_folders)]
     assert importers == allowed
 
 
@@ -227,7 +228,7 @@ def test_planning_sits_below_both_edges_and_above_the_verdict() -> None:
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        pytest.param("dynamo_pulumi.expansion", "from dynamo_pulumi.planning.plan import GraphPlan\n", id="module-level"),
+        pytest.param("dynamo_pulumi.floor.expansion", "from dynamo_pulumi.planning.plan import GraphPlan\n", id="module-level"),
         pytest.param(
             "dynamo_pulumi.validation.graph",
             "def f():\n    from dynamo_pulumi.render import render_graph\n",
@@ -251,10 +252,10 @@ def test_an_import_from_a_higher_layer_is_reported(module: str, source: str) -> 
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("dynamo_pulumi.planning.plan", "from dynamo_pulumi.verdict import check_deployable\n"),
-        ("dynamo_pulumi.render.graph", "from dynamo_pulumi.render.pathway import Pathway\n"),
+        ("dynamo_pulumi.planning.plan", "from dynamo_pulumi.verdict.deployability import check_deployable\n"),
+        ("dynamo_pulumi.render.graph", "from dynamo_pulumi.defaulting.pathway import Pathway\n"),
         ("dynamo_pulumi.resources.components", "from dynamo_pulumi.planning.plan import plan_graph\n"),
-        ("dynamo_pulumi.verdict", "from dynamo_pulumi.verdict import Verdict\n"),
+        ("dynamo_pulumi.verdict.deployability", "from dynamo_pulumi.verdict.deployability import Verdict\n"),
     ],
 )
 def test_an_import_from_the_same_or_a_lower_layer_passes(module: str, source: str) -> None:
@@ -279,6 +280,9 @@ def test_an_edge_library_at_import_time_is_reported(source: str, reported: bool)
 
 def test_a_module_the_table_does_not_place_has_no_layer() -> None:
     assert layer_of("dynamo_pulumi.somewhere_new") is None
-    assert layer_of("dynamo_pulumi.render.pathway") == LAYER_NAMES.index("defaulting")
+    assert layer_of("dynamo_pulumi.defaulting.pathway") == LAYER_NAMES.index("defaulting")
     assert layer_of("dynamo_pulumi.render.pod.merge") == LAYER_NAMES.index("render")
     assert layer_of("dynamo_pulumi") == LAYER_NAMES.index("floor")
+    assert layer_of("dynamo_pulumi.platform") == LAYER_NAMES.index("model")
+    assert layer_of("dynamo_pulumi.program") == LAYER_NAMES.index("program")
+    assert layer_of("dynamo_pulumi.program.cloud_mocks") == LAYER_NAMES.index("program")

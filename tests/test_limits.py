@@ -10,14 +10,14 @@ import yaml
 from cli_support import BETA
 
 from dynamo_pulumi.errors import GraphValidationError, Path
-from dynamo_pulumi.kube_names import (
+from dynamo_pulumi.floor.kube_names import (
     dns1035_label_problems,
     dns1123_label_problems,
     dns1123_subdomain_problems,
     label_key_problems,
     label_value_problems,
 )
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.validation.apiserver.ports import port_name_problems, port_number_problems
 from dynamo_pulumi.validation.object_meta import (
     MAX_OBJECT_BYTES,

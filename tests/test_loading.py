@@ -10,7 +10,7 @@ import yaml
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.errors import GraphValidationError, InputError
-from dynamo_pulumi.loading import ALPHA_API_VERSION, load_documents, load_graph, load_graph_entry
+from dynamo_pulumi.loading.documents import ALPHA_API_VERSION, load_documents, load_graph, load_graph_entry
 
 BETA_DGD = """\
 apiVersion: nvidia.com/v1beta1

@@ -1,11 +1,11 @@
-"""Every length limit in ``naming.py`` and ``pcs_naming.py``, at the limit and one past it.
+"""Every length limit in ``floor/naming.py`` and ``model/pcs_naming.py``, at the limit and one past it.
 
 A name one character too long is refused by the API server (63 for a DNS label or a label
 value) or makes Grove's pod names overflow (the 45-character budget of
 ``MaxCombinedGroveResourceNameLength``); a name shortened one character too early renames an
 object that fitted, and with it every object of a running graph. So each limit is pinned on both
 sides, with the exact shape of the shortened name (prefix length, separator, hash length).
-Kubernetes label-key limits are in ``kube_names.py`` and tested beside it.
+Kubernetes label-key limits are in ``floor/kube_names.py`` and tested beside it.
 """
 
 from __future__ import annotations
@@ -15,14 +15,19 @@ from typing import Any
 
 import pytest
 
-from dynamo_pulumi import naming
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor import naming
+from dynamo_pulumi.floor.constants import (
     DNS1123_LABEL_MAX_LENGTH,
     LABEL_VALUE_MAX_LENGTH,
     MAX_COMBINED_GROVE_RESOURCE_NAME_LENGTH,
 )
-from dynamo_pulumi.pcs_naming import MIN_PCS_NAME_LENGTH, combined_name_length, pcs_name, pcs_name_for_dgd
+from dynamo_pulumi.model.pcs_naming import (
+    MIN_PCS_NAME_LENGTH,
+    combined_name_length,
+    pcs_name,
+    pcs_name_for_dgd,
+)
 from dynamo_pulumi.validation.graph import name_length_errors
 
 
@@ -182,13 +187,13 @@ def test_each_leader_worker_set_of_a_dcd_is_numbered(index: int, name: str) -> N
 
 
 def test_two_node_inter_pod_gms_has_a_gms_clique_per_rank() -> None:
-    from dynamo_pulumi.pcs_naming import pod_clique_names
+    from dynamo_pulumi.model.pcs_naming import pod_clique_names
 
     c = comp("w", multinode={"nodeCount": 2}, experimental={"gpuMemoryService": {"mode": "InterPod"}})
     assert pod_clique_names(c) == ["w-gms-0", "w-ldr", "w-gms-1", "w-wkr-1"]
 
 
 def test_the_grove_resource_of_a_component_is_its_lowercased_name_at_replica_0() -> None:
-    from dynamo_pulumi.pcs_naming import grove_component_resource_name
+    from dynamo_pulumi.model.pcs_naming import grove_component_resource_name
 
     assert grove_component_resource_name("g-1a2b", "VllmDecodeWorker") == "g-1a2b-0-vllmdecodeworker"

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from update_rule_cases import BASE, PLATFORM
 
-from dynamo_pulumi import defaulting
-from dynamo_pulumi.loading import load_documents
+from dynamo_pulumi.defaulting import webhooks as defaulting
+from dynamo_pulumi.loading.documents import load_documents
 from dynamo_pulumi.platform import load_platform
-from dynamo_pulumi.program import plan
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.program.graph_program import plan
+from dynamo_pulumi.verdict.deployability import judge
 
 DCD = {
     "apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment",

@@ -1,5 +1,5 @@
 """``internal/webhook/defaulting/dynamographdeployment_handler_test.go`` as an oracle for
-:func:`dynamo_pulumi.defaulting.default_graph` (the DGD mutating webhook as a pure function).
+:func:`dynamo_pulumi.defaulting.webhooks.default_graph` (the DGD mutating webhook as a pure function).
 
 Not applicable: ``TestDGDDefaulter_Default`` rows "DELETE does not stamp annotation" (the webhook is
 not registered for DELETE; we never default a deletion) and "no admission request in context fails
@@ -10,7 +10,7 @@ defaulting can run on it; the API server answers the same, after the mutating we
 
 The Grove ``minAvailable`` rows where the Go defaulter sets a nil ``minAvailable`` to 1 on every
 Grove DGD are strict xfails: our defaulting sets it only for a DGD that still uses the legacy
-component ``minAvailable`` (``defaulting.py``: the seed reference; the omitted native minimum
+component ``minAvailable`` (``defaulting/webhooks.py``: the seed reference; the omitted native minimum
 resolves to 1 at render time, so the rendered PodCliqueSet is the same). They are listed so the
 lead can decide; they are not in the spec's newer-behaviour list.
 """
@@ -22,14 +22,14 @@ from typing import Any
 import pytest
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-from dynamo_pulumi.defaulting import default_graph
+from dynamo_pulumi.defaulting.webhooks import default_graph
 from dynamo_pulumi.platform import Platform
 
 ORIGIN = "nvidia.com/dynamo-operator-origin-version"
 PROVIDER = "nvidia.com/workload-provider"
 GROVE_OFF = {"nvidia.com/enable-grove": "false"}
 SEED_MINIMUM = ("our defaulting sets a nil minAvailable only on a DGD that still uses the legacy minimum "
-                "(defaulting.py, seed reference); the render-time minimum is 1 either way")
+                "(defaulting/webhooks.py, seed reference); the render-time minimum is 1 either way")
 
 
 def _dgd(components: list[dict[str, Any]] | None = None, annotations: dict[str, str] | None = None) -> DynamoGraphDeployment:

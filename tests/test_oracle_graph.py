@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from oracle_support import COMPONENT, alpha_graph, beta_graph, env, main_of, of_kind, render_yaml
 
-from dynamo_pulumi.naming import dcd_name
+from dynamo_pulumi.floor.naming import dcd_name
 from dynamo_pulumi.render import RenderResult
 from dynamo_pulumi.render.dcd_identity import component_name_of
 

@@ -11,7 +11,7 @@ import pytest
 from oracle_support import GROVE, cliques, pcs, render_yaml
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec
-from dynamo_pulumi.pcs_naming import pcs_name
+from dynamo_pulumi.model.pcs_naming import pcs_name
 from dynamo_pulumi.platform import Platform
 
 GROVE_DRA = Platform.model_validate({"orchestrators": {"grove": {"enabled": True}}, "dra": {"enabled": True}})

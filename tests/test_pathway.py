@@ -7,14 +7,14 @@ from typing import Any
 import pytest
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.render.pathway import (
+from dynamo_pulumi.defaulting.pathway import (
     ComponentWorkload,
     Pathway,
     choose_pathway,
     component_workload,
 )
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.platform import Platform
 
 
 def _graph(annotations: dict[str, str] | None = None, node_count: int | None = None) -> DynamoGraphDeployment:

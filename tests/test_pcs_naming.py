@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
-from dynamo_pulumi.naming import fnv1a_32
-from dynamo_pulumi.pcs_naming import (
+from dynamo_pulumi.floor.naming import fnv1a_32
+from dynamo_pulumi.model.pcs_naming import (
     combined_name_length,
     longest_pod_clique_name,
     pcs_name,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dynamo_pulumi.planner_connector import planner_connector
+from dynamo_pulumi.model.planner_connector import planner_connector
 
 
 def _template(command=None, args=None):

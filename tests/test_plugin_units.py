@@ -13,12 +13,12 @@ from pulumi.provider.experimental.property_value import PropertyValue
 
 from dynamo_pulumi.cluster import aio
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.sources import SourceText
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.plugin import components, values
 from dynamo_pulumi.plugin.engine_log import Line
 from dynamo_pulumi.plugin.provider import DynamoProvider, _resource_type, _setting
 from dynamo_pulumi.plugin.readiness import PREVIEWED, ReadinessFailure
-from dynamo_pulumi.sources import SourceText
 
 URN = "urn:pulumi:dev::proj::dynamo:index:GraphReadiness::team-a/llm"
 #: The readiness resource a component creates: the engine prefixes the parent's type chain.

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from dynamo_pulumi.api.v1beta1 import EPPConfig
+from dynamo_pulumi.model.runtime_version import Version
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render.pod.defaults import DefaultsContext, defaults_for
 from dynamo_pulumi.render.pod.defaults.common import standard_env
-from dynamo_pulumi.runtime_version import Version
 
 FIELD_REFS = [
     {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import dcd_identity, render_graph
 from dynamo_pulumi.render.pod import metadata

@@ -9,7 +9,7 @@ import copy
 from resources_fixtures import NS, graph_doc
 from test_resources_tree import _grove_plan
 
-from dynamo_pulumi.expansion import without_paths
+from dynamo_pulumi.floor.expansion import without_paths
 from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.planning.operator_mode import plan_prediction
 from dynamo_pulumi.planning.plan import plan_graph

@@ -15,15 +15,15 @@ from resources_fixtures import graph_doc
 
 from dynamo_pulumi.cli.preview_cmd import as_json
 from dynamo_pulumi.mocks import run_program
-from dynamo_pulumi.program import CONFIG_NAMESPACE
+from dynamo_pulumi.program.graph_program import CONFIG_NAMESPACE
 from dynamo_pulumi.resources import DynamoGraphDeployment
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _keys_read_by_the_root_program() -> set[str]:
-    """Every ``config.get*("key")`` in dynamo_pulumi/program.py."""
-    tree = ast.parse((ROOT / "dynamo_pulumi" / "program.py").read_text())
+    """Every ``config.get*("key")`` in dynamo_pulumi/program/graph_program.py."""
+    tree = ast.parse((ROOT / "dynamo_pulumi" / "program" / "graph_program.py").read_text())
     return {
         call.args[0].value
         for call in ast.walk(tree)

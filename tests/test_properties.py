@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from dynamo_pulumi.api.v1beta1 import ComponentType
 from dynamo_pulumi.errors import DynamoPulumiError, Findings, GraphValidationError
-from dynamo_pulumi.loading import load_documents, parse_yaml, validate_loaded
+from dynamo_pulumi.loading.documents import load_documents, parse_yaml, validate_loaded
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0"

@@ -347,7 +347,7 @@ def test_grove_components_disagree() -> None:
 
 
 def _render(example: str, platform: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    from dynamo_pulumi.loading import load_graph
+    from dynamo_pulumi.loading.documents import load_graph
     from dynamo_pulumi.platform import load_platform
     from dynamo_pulumi.render import render_graph
 

@@ -139,7 +139,7 @@ def test_components_of_a_graph_register_no_readiness_of_their_own():
 
 
 def test_the_root_program_takes_wait_and_timeout_from_stack_config():
-    from dynamo_pulumi.program import main
+    from dynamo_pulumi.program.graph_program import main
 
     rec, _ = run_program(main, preview=False, config={"dynamo-pulumi:timeout": "2h", "dynamo-pulumi:wait": "false"})
     (readiness,) = rec.by_type(READINESS_TYPE)

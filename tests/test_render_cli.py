@@ -234,7 +234,7 @@ def test_strings_a_yaml_1_1_reader_takes_for_booleans_are_quoted() -> None:
 
 def test_rendered_vllm_workers_survive_a_yaml_1_1_reader() -> None:
     from dynamo_pulumi.cli.render_cmd import dump_stream
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.loading.documents import load_documents
     from dynamo_pulumi.render import render_graph
 
     graph = load_documents(REPO / "examples" / "aggregated-vllm" / "graph.yaml").graphs[0].object
@@ -255,7 +255,7 @@ def test_corpus_renders_are_the_same_with_or_without_libyaml(conformance_dir: Pa
         pytest.skip("PyYAML without libyaml")
     from dynamo_pulumi.cli.render_cmd import dump_stream
     from dynamo_pulumi.errors import DynamoPulumiError
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.loading.documents import load_documents
     from dynamo_pulumi.render import render_graph
 
     compared = 0

@@ -22,7 +22,7 @@ import yaml
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, RenderError
-from dynamo_pulumi.loading import load_documents
+from dynamo_pulumi.loading.documents import load_documents
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
 from dynamo_pulumi.render.objects.rbac import is_namespace_shared

@@ -346,7 +346,7 @@ spec:
 
 
 def test_example_6_preserved_alpha_ingress_travels_through_the_dcd_to_the_ingress() -> None:
-    from dynamo_pulumi.loading import load_graph
+    from dynamo_pulumi.loading.documents import load_graph
 
     result = render_graph(load_graph(yaml.safe_load(ALPHA_GRAPH)), Platform())
     dcd_doc = result.component_document("service1")

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from golden_support import load_golden_tool
 
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
 

@@ -204,7 +204,7 @@ spec:
 
 
 def test_legacy_alpha_pvcs_with_create_become_graph_owned_claims() -> None:
-    from dynamo_pulumi.loading import load_graph
+    from dynamo_pulumi.loading.documents import load_graph
 
     result = render_graph(load_graph(yaml.safe_load(ALPHA_PVCS)), RESTRICTED)
     claims = named(result.objects, "PersistentVolumeClaim")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dynamo_pulumi.deploy_mode import check_mode, operator_only_errors
 from dynamo_pulumi.errors import GraphValidationError, InputError
-from dynamo_pulumi.loading import load_documents, load_graph, parse_yaml
+from dynamo_pulumi.loading.documents import load_documents, load_graph, parse_yaml
+from dynamo_pulumi.model.deploy_mode import check_mode, operator_only_errors
 from dynamo_pulumi.planning.plan import plan_graph
 
 # Not `from conftest import CONFORMANCE`: with tests/e2e/conftest.py collected first, the module

@@ -11,7 +11,7 @@ import yaml
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.cli import main
 from dynamo_pulumi.errors import InputError, RenderError
-from dynamo_pulumi.kube_names import (
+from dynamo_pulumi.floor.kube_names import (
     check_namespace,
     dns1035_label_problems,
     dns1123_label_problems,

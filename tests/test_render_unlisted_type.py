@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from dynamo_pulumi.errors import GraphValidationError, RenderError
-from dynamo_pulumi.loading import load_documents
+from dynamo_pulumi.loading.documents import load_documents
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
 

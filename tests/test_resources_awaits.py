@@ -13,7 +13,7 @@ from test_readiness_resource import READINESS_TYPE
 from test_resources_tree import DCD_DOC, _grove_plan
 
 from dynamo_pulumi.errors import DynamoPulumiError
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.planning.options import delete_before_replace
 from dynamo_pulumi.planning.plan import plan_from_rendered, plan_graph

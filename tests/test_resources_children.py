@@ -6,7 +6,7 @@ import pulumi_kubernetes as k8s
 import pytest
 from resources_fixtures import GRAPH, graph_doc
 
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.resources import DGD_TYPE, DynamoGraphDeployment
 from dynamo_pulumi.resources.children import typed_class

@@ -10,7 +10,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from dynamo_pulumi.diffing import type_token
+from dynamo_pulumi.diff.diffing import type_token
 from dynamo_pulumi.errors import DynamoPulumiError
 from dynamo_pulumi.mocks import Recording, run_program
 from dynamo_pulumi.planning.options import ignore_changes, replace_on_changes

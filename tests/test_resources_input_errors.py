@@ -13,7 +13,7 @@ import yaml
 
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.mocks import Recording, run_program
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 from dynamo_pulumi.resources import DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.object_registry import DuplicateObjectError
 

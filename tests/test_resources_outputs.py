@@ -60,7 +60,7 @@ def test_leaderworkerset_gpus_count_leader_and_workers():
 def test_gpu_totals_agree_between_grove_and_leaderworkerset_pathways():
     from pathlib import Path
 
-    from dynamo_pulumi.program import plan
+    from dynamo_pulumi.program.graph_program import plan
 
     graph = Path(__file__).resolve().parent.parent / "examples" / "multinode-grove" / "graph.yaml"
     grove = summarize(plan(graph, "x", {"orchestrators": {"grove": {"enabled": True}}}))

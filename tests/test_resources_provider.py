@@ -239,7 +239,7 @@ def test_a_provider_namespace_that_is_no_namespace_is_one_error_naming_the_provi
 
 
 def test_the_root_program_and_deploy_take_the_provider_namespace():
-    from dynamo_pulumi.program import deploy
+    from dynamo_pulumi.program.graph_program import deploy
 
     rec, top = run_program(lambda: deploy(_doc(), opts=pulumi.ResourceOptions(provider=_provider(namespace="ml"))),
                            preview=True)

@@ -9,8 +9,8 @@ import copy
 
 from resources_fixtures import GRAPH, HASH, NS, graph_doc, rendered
 
-from dynamo_pulumi.diffing import diff_plans
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.diff.diffing import diff_plans
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.mocks import run_program
 from dynamo_pulumi.planning.plan import plan_from_rendered, plan_graph
 from dynamo_pulumi.resources import DynamoGraphDeployment

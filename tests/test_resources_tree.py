@@ -12,7 +12,7 @@ import pytest
 from resources_fixtures import GRAPH, HASH, NS, graph_doc, rendered, small_plan
 
 from dynamo_pulumi.errors import GraphValidationError, InputError
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.mocks import Recording, is_unknown, run_program
 from dynamo_pulumi.planning.plan import plan_from_rendered
 from dynamo_pulumi.resources import DCD_TYPE, DGD_TYPE, DynamoComponentDeployment, DynamoGraphDeployment

@@ -15,7 +15,7 @@ import yaml
 
 from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
 from dynamo_pulumi.mocks import Recording, run_program
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 from dynamo_pulumi.resources import DynamoGraphDeployment
 
 WORKER = "default/vllm-agg-vllmworker"

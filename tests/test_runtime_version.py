@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
-from dynamo_pulumi.runtime_version import (
+from dynamo_pulumi.model.runtime_version import (
     ORIGIN_GATES,
     RUNTIME_GATES,
     Version,

@@ -8,7 +8,7 @@ import pytest
 from cli_support import ALPHA, BETA, run_cli, write
 
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 
 TYPOS = BETA.replace("  name: beta\n", "  name: beta\n  namespce: prod\n  lables: {team: a}\n  annotatoins: {a: b}\n")
 
@@ -58,7 +58,7 @@ def test_objects_beside_the_graph_have_strict_metadata(tmp_path, capsys) -> None
 
 
 def test_objects_beside_the_graph_with_valid_metadata_load() -> None:
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.loading.documents import load_documents
 
     beside = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {a: b}\n  uid: x\n"
     assert [o["kind"] for o in load_documents(BETA + beside).others] == ["ConfigMap"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dynamo_pulumi.suggest import CUTOFF, did_you_mean, nearest
+from dynamo_pulumi.floor.suggest import CUTOFF, did_you_mean, nearest
 
 DECLARED = ["replicas", "minAvailable", "min_available", "multinode", "name", "nodeCount"]
 

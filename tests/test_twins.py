@@ -1,4 +1,4 @@
-"""The models' pydantic-free twins (:mod:`dynamo_pulumi.api.twin`) are the models, where they exist.
+"""The models' pydantic-free twins (:mod:`dynamo_pulumi.model.twin`) are the models, where they exist.
 
 A twin is built only when certain; these tests hold it to that: whatever the twin accepts, pydantic
 accepts too and holds the same values (field by field, type for type, the same wire form, repr,
@@ -22,13 +22,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import BASES, JSON, mutated, retyped_alike
 
-from dynamo_pulumi.api import twin, twin_build
 from dynamo_pulumi.api.v1beta1 import KINDS
-from dynamo_pulumi.loading import load_each
+from dynamo_pulumi.floor.sources import SourceText
+from dynamo_pulumi.loading.documents import load_each
+from dynamo_pulumi.model import twin, twin_build
+from dynamo_pulumi.model.platform_file import load_platform
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.platform_file import load_platform
-from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 
 ROOT = Path(__file__).resolve().parent.parent
 BETA = [b for b in BASES if b.get("apiVersion") == "nvidia.com/v1beta1"]
@@ -37,7 +37,7 @@ HELPERS = ("number_of_nodes", "is_multinode", "is_worker_class", "uses_pcsg", "e
 
 
 def test_the_shipped_shapes_are_what_the_models_say() -> None:
-    """Regenerate with ``python -m dynamo_pulumi.api.twin_build > dynamo_pulumi/data/twins.json``."""
+    """Regenerate with ``python -m dynamo_pulumi.model.twin_build > dynamo_pulumi/data/twins.json``."""
     assert Path(twin.SHAPES_FILE).read_text() == twin_build.render_shapes(twin_build.shapes())
     assert twin.fresh()
 

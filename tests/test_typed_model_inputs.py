@@ -24,9 +24,9 @@ from dynamo_pulumi.api import (
     StandaloneComponentSpec,
 )
 from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, ModelError
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.mocks import run_program
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 from dynamo_pulumi.resources import DynamoGraphDeployment
 
 TOKEN_PREFIX = "__dynamo_pulumi_output_"

@@ -9,7 +9,7 @@ from validation_graph_support import component, graph
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.errors import ErrorType, FieldError
-from dynamo_pulumi.loading import load_documents
+from dynamo_pulumi.loading.documents import load_documents
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation import validate, validate_update
 from dynamo_pulumi.validation.graph import grove_pathway, restart_order_errors

@@ -6,15 +6,15 @@ from typing import Any
 
 import yaml
 
-from dynamo_pulumi.loading import load_graph
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.loading.documents import load_graph
+from dynamo_pulumi.program.graph_program import default_graph_path
 from dynamo_pulumi.validation.object_meta import (
     MAX_OBJECT_BYTES,
     TOTAL_ANNOTATION_SIZE_LIMIT,
     object_meta_errors,
     rendered_object_errors,
 )
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 
 
 def example() -> dict[str, Any]:

@@ -46,8 +46,8 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
 )
 from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError, Path
-from dynamo_pulumi.loading import load_graph
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.planning import unknowns
 from dynamo_pulumi.validation import validate
 from dynamo_pulumi.validation.component import validate_component

@@ -448,7 +448,7 @@ def test_reapplying_an_admitted_graph_is_an_admitted_update(
 
 def _alpha_converted(services: dict[str, Any]) -> DynamoGraphDeployment:
     """The stored (v1beta1) form of an alpha graph: alpha-only data in ``nvidia.com/dgd-spec``."""
-    from dynamo_pulumi.loading import load_graph_entry
+    from dynamo_pulumi.loading.documents import load_graph_entry
 
     obj = load_graph_entry(
         {

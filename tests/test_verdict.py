@@ -13,12 +13,12 @@ import pytest
 import yaml
 
 from dynamo_pulumi.cli import main
-from dynamo_pulumi.deploy_mode import operator_only_errors
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.loading import load_documents, load_graph, validate_loaded
+from dynamo_pulumi.loading.documents import load_documents, load_graph, validate_loaded
+from dynamo_pulumi.model.deploy_mode import operator_only_errors
 from dynamo_pulumi.platform import load_platform
-from dynamo_pulumi.program import default_graph_path
-from dynamo_pulumi.verdict import check_deployable, judge
+from dynamo_pulumi.program.graph_program import default_graph_path
+from dynamo_pulumi.verdict.deployability import check_deployable, judge
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "corpus"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -121,7 +121,7 @@ def test_check_deployable_raises_one_error_with_every_field_error() -> None:
 
 
 def test_the_verdict_module_does_not_import_pulumi() -> None:
-    code = "import sys, dynamo_pulumi.verdict; print('pulumi' in sys.modules)"
+    code = "import sys, dynamo_pulumi.verdict.deployability; print('pulumi' in sys.modules)"
     import subprocess
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -234,7 +234,7 @@ spec:
 
 
 def test_a_rendering_refusal_of_a_v1alpha1_graph_is_reported_at_the_alpha_path() -> None:
-    from dynamo_pulumi.loading import load_graph_entry
+    from dynamo_pulumi.loading.documents import load_graph_entry
 
     (error,) = judge(load_graph_entry(ALPHA_MULTINODE)).errors
     assert str(error).startswith("spec.services: Forbidden: cannot be rendered: no multinode orchestrator")

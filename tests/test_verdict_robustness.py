@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dynamo_pulumi.errors import DynamoPulumiError, FieldError
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.program import default_graph_path
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.program.graph_program import default_graph_path
+from dynamo_pulumi.verdict.deployability import judge
 
 BASE = yaml.safe_load(default_graph_path().read_text())
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.1"

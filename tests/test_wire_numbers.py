@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dynamo_pulumi.wire_numbers import as_written
+from dynamo_pulumi.floor.wire_numbers import as_written
 
 
 @pytest.mark.parametrize(("sent", "written"), [(1.0, 1), (0.0, 0), (-3.0, -3), (8000.0, 8000)])

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from dynamo_pulumi.loading import load_graph
+from dynamo_pulumi.loading.documents import load_graph
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.render import render_graph
 from dynamo_pulumi.render.worker_hash import _ordered_spec

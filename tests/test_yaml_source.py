@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dynamo_pulumi.errors import InputError, SourcePosition
-from dynamo_pulumi.yaml_source import C_PARSER, parse_documents, path_segments
+from dynamo_pulumi.floor.yaml_source import C_PARSER, parse_documents, path_segments
 
 TEXT = """\
 apiVersion: nvidia.com/v1beta1

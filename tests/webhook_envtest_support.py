@@ -5,7 +5,7 @@ The Go envtests (``deploy/operator/internal/webhook/validation/*_envtest_test.go
 object through a real API server with the operator's webhooks installed and compare the
 ``path: message`` causes of the refusal. Here the same object, written as the wire dict the Go
 builders produce, goes through what ``dynamo-pulumi validate [--old]`` runs in operator mode
-(load: schema, v1alpha1 conversion; then :func:`dynamo_pulumi.verdict.judge`), and the errors are
+(load: schema, v1alpha1 conversion; then :func:`dynamo_pulumi.verdict.deployability.judge`), and the errors are
 compared in the same ``path: message`` form (the Go harness strips the ``"object": `` of CEL
 values, as :func:`envtest_text` does).
 
@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from dynamo_pulumi.errors import FieldError, GraphValidationError
-from dynamo_pulumi.loading import load_documents
+from dynamo_pulumi.loading.documents import load_documents
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 
 Wire = dict[str, Any]
 Mutate = Callable[[Wire], None] | None

@@ -19,7 +19,9 @@ mappings or ``pulumi_kubernetes.core.v1.PodTemplateSpecArgs``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dynamo_pulumi.floor.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import (
@@ -74,15 +76,7 @@ _PUBLIC = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    found = _PUBLIC.get(name)
-    if found is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{found[0]}"), found[1])
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _PUBLIC, globals())
 
 
 __all__ = [

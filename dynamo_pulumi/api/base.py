@@ -37,7 +37,7 @@ from pydantic.alias_generators import to_camel
 from dynamo_pulumi.api.pulumi_args import plain
 from dynamo_pulumi.api.v1beta1_helpers import ObjectMetaHelpers
 from dynamo_pulumi.errors import ModelError, for_pulumi_if_running
-from dynamo_pulumi.placeholders import is_deploy_time_value
+from dynamo_pulumi.floor.placeholders import is_deploy_time_value
 
 # Kubernetes-shaped leaf types (strict: "3" is not an integer, 1 is not a string).
 Int32 = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1)]

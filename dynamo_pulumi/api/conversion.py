@@ -38,8 +38,8 @@ from dynamo_pulumi.api.preservation import (
     preserved_shared_spec,
 )
 from dynamo_pulumi.api.quantity import canonical_quantity
-from dynamo_pulumi.constants import FRONTEND_SIDECAR_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, GraphValidationError
+from dynamo_pulumi.floor.constants import FRONTEND_SIDECAR_CONTAINER_NAME
 
 __all__ = [
     "DCD_SPEC_ANNOTATION",

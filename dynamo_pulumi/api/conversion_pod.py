@@ -24,7 +24,7 @@ from dynamo_pulumi.api.v1alpha1 import (
     ResourceItem,
     Resources,
 )
-from dynamo_pulumi.constants import FRONTEND_SIDECAR_CONTAINER_NAME, MAIN_CONTAINER_NAME
+from dynamo_pulumi.floor.constants import FRONTEND_SIDECAR_CONTAINER_NAME, MAIN_CONTAINER_NAME
 
 #: The GPU resource key when ``gpuType`` is not given (``defaultGPUResourceName``).
 DEFAULT_GPU_RESOURCE_NAME = "nvidia.com/gpu"

@@ -37,7 +37,7 @@ from dynamo_pulumi.errors import (
     required,
     too_many,
 )
-from dynamo_pulumi.suggest import nearest
+from dynamo_pulumi.floor.suggest import nearest
 
 M = TypeVar("M", bound=BaseModel)
 

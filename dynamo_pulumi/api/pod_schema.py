@@ -31,7 +31,7 @@ field "<full path>"``, with the nearest declared name when one is close (``image
 
 Reported: types, required fields, quantity patterns, int32/int64 ranges. The embedded schema
 states no enums, so none are reported. A ``pulumi.Output``, a parked Output token
-(:data:`dynamo_pulumi.placeholders.OUTPUT_TOKEN_RE`) or any other non-JSON value is unknown
+(:data:`dynamo_pulumi.floor.placeholders.OUTPUT_TOKEN_RE`) or any other non-JSON value is unknown
 until deploy time: never an error, nor is anything below it; a string with a token inside is
 a string whose text is unknown, so it never fails a pattern.
 
@@ -73,8 +73,8 @@ from dynamo_pulumi.api.pod_schema_build import (
 from dynamo_pulumi.api.schema_check import Checker, SchemaError
 from dynamo_pulumi.api.wire_errors import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
-from dynamo_pulumi.placeholders import contains_output_token, is_output_token
-from dynamo_pulumi.suggest import nearest
+from dynamo_pulumi.floor.placeholders import contains_output_token, is_output_token
+from dynamo_pulumi.floor.suggest import nearest
 
 __all__ = [
     "CONTAINER",

@@ -1,7 +1,7 @@
 """The names declared along a wire path of the typed models, for the nearest-name suggestion.
 
 kubectl's strict field validation only says ``unknown field``; we add the nearest declared name
-(one rule for every input: :func:`dynamo_pulumi.suggest.nearest`). For the typed models the
+(one rule for every input: :func:`dynamo_pulumi.floor.suggest.nearest`). For the typed models the
 candidates are found here (:func:`declared_at`, walking the pydantic model along the wire path).
 """
 

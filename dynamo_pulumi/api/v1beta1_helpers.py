@@ -1,7 +1,7 @@
 """The operator's derived helpers of the v1beta1 types (``GetNumberOfNodes``, ``UsesPCSG``, ...).
 
 They are mixed into the pydantic models (:mod:`dynamo_pulumi.api.v1beta1`) and into the models'
-pydantic-free twins (:mod:`dynamo_pulumi.api.twin`), so a rule reads ``component.uses_pcsg`` the
+pydantic-free twins (:mod:`dynamo_pulumi.model.twin`), so a rule reads ``component.uses_pcsg`` the
 same way whichever built the object. The classes here also name a kind for ``isinstance``
 without importing pydantic (:class:`GraphHelpers` is every v1beta1 DynamoGraphDeployment, model
 or twin). Only fields are read; nothing here validates.

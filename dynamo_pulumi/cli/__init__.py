@@ -87,7 +87,7 @@ def build_parser(argv: Sequence[str] = ()) -> CliParser:
 def _refuse_unknown(parser: CliParser, args: argparse.Namespace, extras: list[str]) -> None:
     """Words the chosen subcommand does not take: its own usage and error (exit 64), with the
     nearest option for a misspelt or abbreviated one (``--plat`` -> ``--platform``)."""
-    from dynamo_pulumi.suggest import did_you_mean
+    from dynamo_pulumi.floor.suggest import did_you_mean
 
     owner = parser.subcommands.get(getattr(args, "command", None) or "", parser)
     options = [o for action in owner._actions for o in action.option_strings]
@@ -98,7 +98,7 @@ def _refuse_unknown(parser: CliParser, args: argparse.Namespace, extras: list[st
 def _refuse_unknown_long_options(parser: CliParser, argv: list[str]) -> None:
     """An unknown ``--option`` is named before argparse can complain about something else
     (``wait --hel`` said "the following arguments are required: file"): with its nearest option."""
-    from dynamo_pulumi.suggest import did_you_mean
+    from dynamo_pulumi.floor.suggest import did_you_mean
 
     chosen = _chosen(argv)
     owner = parser.subcommands.get(chosen or "", parser)

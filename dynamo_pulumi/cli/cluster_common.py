@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.cli.common import add_common, add_mode, read_input
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, load_documents
-from dynamo_pulumi.platform_file import load_platform
+from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.loading.documents import LoadedObject, load_documents
+from dynamo_pulumi.model.platform_file import load_platform
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
 from dynamo_pulumi.readiness.status import GraphStatus
 from dynamo_pulumi.readiness.targets import (
@@ -32,8 +32,8 @@ from dynamo_pulumi.readiness.targets import (
 )
 
 if TYPE_CHECKING:
-    from dynamo_pulumi.sources import SourceText
-    from dynamo_pulumi.verdict import Verdict
+    from dynamo_pulumi.floor.sources import SourceText
+    from dynamo_pulumi.verdict.deployability import Verdict
 
 
 def add_cluster_arguments(parser: argparse.ArgumentParser, with_timeout: bool) -> None:
@@ -70,7 +70,7 @@ def _prediction(loaded: LoadedObject, source: SourceText, args: argparse.Namespa
     """The predicted expansion, from the same plan ``DynamoGraphDeployment(mode="operator")``
     makes of this document (the document as written: a v1alpha1 one is converted exactly as
     when the program loads the file)."""
-    from dynamo_pulumi.loading import read_documents
+    from dynamo_pulumi.loading.documents import read_documents
     from dynamo_pulumi.planning.operator_mode import plan_prediction
     from dynamo_pulumi.planning.plan import plan_graph
 
@@ -99,7 +99,7 @@ def _watched(loaded: LoadedObject, verdict: Verdict, source: SourceText, args: a
 def watched_graphs(args: argparse.Namespace) -> list[WatchedGraph]:
     """One entry per DGD/DCD in the file, judged first as ``validate`` judges it (an invalid
     graph is an error, before any cluster call); render mode watches what it renders to."""
-    from dynamo_pulumi.verdict import check_deployable
+    from dynamo_pulumi.verdict.deployability import check_deployable
 
     check_namespace(args.namespace)
     try:

@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing for --he
 if TYPE_CHECKING:
     from typing import Any, NoReturn, TextIO
 
-    from dynamo_pulumi.sources import SourceText
+    from dynamo_pulumi.floor.sources import SourceText
 
 STDIN = "-"
 _ROLE = re.compile(r":(?:func|class|mod|meth|data|attr):`~?([^`]+)`")
@@ -77,7 +77,7 @@ class CliParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         choice = _INVALID_CHOICE.search(message)
         if choice:  # a misspelt subcommand or flag value: the nearest accepted one
-            from dynamo_pulumi.suggest import did_you_mean
+            from dynamo_pulumi.floor.suggest import did_you_mean
 
             message += did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
         self.print_usage(sys.stderr)
@@ -147,8 +147,8 @@ def given(args: argparse.Namespace, dest: str) -> bool:
 
 
 def add_mode(parser: argparse.ArgumentParser) -> None:
-    """``--mode render|operator`` (:mod:`dynamo_pulumi.deploy_mode`): which objects Pulumi creates."""
-    from dynamo_pulumi.deploy_mode import DEFAULT_MODE, MODES
+    """``--mode render|operator`` (:mod:`dynamo_pulumi.model.deploy_mode`): which objects Pulumi creates."""
+    from dynamo_pulumi.model.deploy_mode import DEFAULT_MODE, MODES
 
     parser.add_argument(
         "--mode", choices=MODES, default=DEFAULT_MODE, action=Given,
@@ -167,7 +167,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 def read_input(argument: str, inline: bool = False) -> SourceText:
     """One positional input as text: YAML text with ``--inline``, standard input for ``-``,
     else a file path (a directory, a device or an unreadable path is an InputError)."""
-    from dynamo_pulumi.sources import SourceText, read_text_file
+    from dynamo_pulumi.floor.sources import SourceText, read_text_file
 
     if inline:
         return SourceText(argument, "<inline>")
@@ -183,10 +183,10 @@ def check_stdin_once(arguments: Sequence[str | None], inline: bool = False) -> N
 
 
 def _read_stdin() -> str:
-    """Standard input, at most :data:`~dynamo_pulumi.sources.MAX_INPUT_BYTES` of it (``validate -
+    """Standard input, at most :data:`~dynamo_pulumi.floor.sources.MAX_INPUT_BYTES` of it (``validate -
     < /dev/zero`` is refused after 16 MiB instead of growing until memory runs out)."""
     from dynamo_pulumi.errors import InputError
-    from dynamo_pulumi.sources import MAX_INPUT_BYTES, read_bounded, too_large
+    from dynamo_pulumi.floor.sources import MAX_INPUT_BYTES, read_bounded, too_large
 
     if hasattr(sys.stdin, "buffer"):
         data = read_bounded(sys.stdin.buffer, "<stdin>")

@@ -48,22 +48,22 @@ from dynamo_pulumi.cli.diff_report import GraphChange, format_report, report_jso
 from dynamo_pulumi.cli.exits import EXIT_CHANGES, EXIT_OK, UsageError
 from dynamo_pulumi.cli.preview_cmd import add_program_flags, is_program, refuse_flags_that_do_not_apply
 from dynamo_pulumi.cli.validate_report import errors_also_as_json
+from dynamo_pulumi.diff.gpu_delta import gpu_delta
+from dynamo_pulumi.diff.mode_diff import diff_for_mode
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.gpu_delta import gpu_delta
-from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, load_documents
-from dynamo_pulumi.mode_diff import diff_for_mode
+from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.floor.sources import SourceText
+from dynamo_pulumi.loading.documents import LoadedObject, load_documents
 from dynamo_pulumi.planning.plan import GraphPlan
-from dynamo_pulumi.program import plan
+from dynamo_pulumi.program.graph_program import plan
 from dynamo_pulumi.readiness.plan_inputs import (
     PLUGIN_READINESS_TYPE,
     READINESS_TYPE,
     readiness_changes,
     readiness_name,
 )
-from dynamo_pulumi.sources import SourceText
 from dynamo_pulumi.user_program import program_log_lines, run_program_argument
-from dynamo_pulumi.validation.update_verdict import UpdateVerdict, update_verdict
+from dynamo_pulumi.verdict.update import UpdateVerdict, update_verdict
 
 
 def add_parser(subparsers: Any) -> None:
@@ -172,7 +172,7 @@ def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
         raise UsageError(f"with --old-ref give one input, NEW (OLD is NEW as it was at REF)\n{args.usage().rstrip()}")
     if args.inline or args.old == "-":
         raise UsageError("--old-ref needs a file or program path, not standard input or inline text")
-    from dynamo_pulumi.git_revision import at_revision
+    from dynamo_pulumi.program.git_revision import at_revision
 
     with at_revision(args.old, args.old_ref) as old:
         yield str(old), args.old

@@ -28,9 +28,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynamo_pulumi.diffing import MISSING, GraphDiff, ObjectChange
-from dynamo_pulumi.gpu_delta import UNKNOWN, ComponentGpus, GpuDelta, change_line, diff_lines
-from dynamo_pulumi.mode_diff import ExpansionChange, ModeDiff
+from dynamo_pulumi.diff.diffing import MISSING, GraphDiff, ObjectChange
+from dynamo_pulumi.diff.gpu_delta import UNKNOWN, ComponentGpus, GpuDelta, change_line, diff_lines
+from dynamo_pulumi.diff.mode_diff import ExpansionChange, ModeDiff
 from dynamo_pulumi.planning.outputs import WORKLOAD_KINDS
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.planning.settled import UNKNOWN_TEXT, shown

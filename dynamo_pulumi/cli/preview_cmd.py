@@ -1,7 +1,7 @@
 """dynamo-pulumi preview [FILE|PROGRAM] [-p PLATFORM] [-n NS] [--mode render|operator] [--stack S] [--config K=V] [-o tree|json]
 
 What ``pulumi up`` would create, without a cluster or the Pulumi CLI. The real program
-(:func:`dynamo_pulumi.program.deploy`) runs in-process under Pulumi mocks in preview mode, and the
+(:func:`dynamo_pulumi.program.graph_program.deploy`) runs in-process under Pulumi mocks in preview mode, and the
 registered resources are printed as a tree (type, name, Kubernetes object name), parents above
 children, then per graph its namespace, URL, GPUs per component (with the GPU product the
 placement names) and warnings. Without FILE the embedded example graph is previewed; ``-`` reads
@@ -45,15 +45,15 @@ from dynamo_pulumi.cli.common import (
 )
 from dynamo_pulumi.cli.exits import UsageError
 from dynamo_pulumi.cli.validate_report import errors_also_as_json
-from dynamo_pulumi.gpu_delta import gpu_delta, summary_lines, total_text
-from dynamo_pulumi.kube_names import check_namespace
+from dynamo_pulumi.diff.gpu_delta import gpu_delta, summary_lines, total_text
+from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.floor.sources import SourceText
 from dynamo_pulumi.mocks import Recording, Registration, provider_urn, run_program, shown_inputs
 from dynamo_pulumi.planning.operator_mode import operator_expansion
 from dynamo_pulumi.planning.outputs import gpu_count_warnings, summarize
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.planning.settled import settle
-from dynamo_pulumi.program import default_graph_path, deploy
-from dynamo_pulumi.sources import SourceText
+from dynamo_pulumi.program.graph_program import default_graph_path, deploy
 from dynamo_pulumi.user_program import (
     DEFAULT_STACK,
     looks_like_program,
@@ -157,7 +157,7 @@ def graph_sources(source: SourceText) -> list[SourceText]:
     """One source per graph of a file: the file itself when it holds one (or none: loading then
     says so), else the same text naming each graph's document, so every graph keeps its file
     positions and the documents beside it."""
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.loading.documents import load_documents
 
     graphs = load_documents(source).graphs
     if len(graphs) < 2:
@@ -226,7 +226,7 @@ def plan_notes(plan: GraphPlan) -> list[str]:
     """What the preview shows that a reader may not expect, and why: the planner's ServiceAccount
     and RoleBinding of a graph without a planner (the operator, cluster-wide, creates them for every
     graph in the namespace, planner or not: rendering-core 2.9)."""
-    from dynamo_pulumi.constants import COMPONENT_TYPE_PLANNER, PLANNER_SERVICE_ACCOUNT_NAME
+    from dynamo_pulumi.floor.constants import COMPONENT_TYPE_PLANNER, PLANNER_SERVICE_ACCOUNT_NAME
 
     has_planner = any(c.type == COMPONENT_TYPE_PLANNER for c in plan.components)
     planner_rbac = any(o.kind == "ServiceAccount" and o.name == PLANNER_SERVICE_ACCOUNT_NAME for o in plan.all_objects())

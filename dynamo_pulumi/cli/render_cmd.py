@@ -32,11 +32,11 @@ from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_cmd import FileContents, load_contents
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_text
 from dynamo_pulumi.errors import FieldError, InputError
-from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import GRAPH_KINDS, LoadedObject
-from dynamo_pulumi.platform_file import load_platform
+from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.loading.documents import GRAPH_KINDS, LoadedObject
+from dynamo_pulumi.model.platform_file import load_platform
 from dynamo_pulumi.render import RenderResult
-from dynamo_pulumi.verdict import Verdict, judge
+from dynamo_pulumi.verdict.deployability import Verdict, judge
 
 if TYPE_CHECKING:
     from dynamo_pulumi.platform import Platform
@@ -121,7 +121,7 @@ def _verdicts(
 def operator_only(loaded: LoadedObject) -> list[FieldError]:
     """What render mode refuses to deploy in ``loaded`` (printed anyway, with a warning), at the
     paths the file wrote (v1alpha1 ones for an alpha file)."""
-    from dynamo_pulumi.deploy_mode import operator_only_errors
+    from dynamo_pulumi.model.deploy_mode import operator_only_errors
 
     errors = operator_only_errors(loaded.object)
     return [loaded.path_map.map_error(e) for e in errors] if loaded.is_alpha else errors

@@ -1,7 +1,7 @@
 """dynamo-pulumi validate FILE... [--old FILE] [-p PLATFORM] [-n NS] [--mode render|operator] [-o text|json|github]
 
 Every Dynamo object in every FILE (``-`` for standard input) gets the deployability verdict every
-other command and the Pulumi components use (dynamo_pulumi.verdict): what the API server would
+other command and the Pulumi components use (dynamo_pulumi.verdict.deployability): what the API server would
 run on CREATE (object metadata and size, defaulting, CEL, the operator's validating webhook),
 then every refusal rendering would make (rendered names and labels, backend detection,
 orchestrator availability). With ``--old``, an object whose kind and name also appear in the old
@@ -38,13 +38,19 @@ from dynamo_pulumi.cli.common import (
 from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_github, write_json, write_text
 from dynamo_pulumi.errors import GraphValidationError, InputError
-from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.loading import LoadedObject, companion_note, is_companion, load_each, object_name_of
-from dynamo_pulumi.platform_file import PlatformError, load_platform
+from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.loading.documents import (
+    LoadedObject,
+    companion_note,
+    is_companion,
+    load_each,
+    object_name_of,
+)
+from dynamo_pulumi.model.platform_file import PlatformError, load_platform
 
 if TYPE_CHECKING:
+    from dynamo_pulumi.floor.sources import SourceText
     from dynamo_pulumi.platform import Platform
-    from dynamo_pulumi.sources import SourceText
 
 KINDS_TEXT = "DynamoGraphDeployment, DynamoComponentDeployment or DynamoGraphDeploymentScalingAdapter"
 OUTPUTS = ("text", "json", "github")
@@ -139,7 +145,7 @@ def load_file(name: str, inline: bool) -> FileContents:
 def load_contents(text: SourceText, label: str) -> FileContents:
     """Every document of ``text`` loaded on its own, so one bad document never hides another's
     errors (``render`` reads its file this way too). Reading and YAML errors raise InputError.
-    Valid objects load as pydantic-free twins (:mod:`dynamo_pulumi.api.twin`): a check or a
+    Valid objects load as pydantic-free twins (:mod:`dynamo_pulumi.model.twin`): a check or a
     rendering never hands them to a program, and a small graph is checked before pydantic could
     even be imported."""
     outcomes = list(load_each(text, twins=True))
@@ -213,7 +219,7 @@ def _check_object(
     others: list[dict[str, Any]],
     client: str = "kubectl",
 ) -> ObjectReport:
-    from dynamo_pulumi.verdict import judge
+    from dynamo_pulumi.verdict.deployability import judge
 
     obj = loaded.object
     old = old_objects.get((obj.kind, obj.name))

@@ -39,7 +39,7 @@ from dynamo_pulumi.cluster.errors import WaitCancelled
 from dynamo_pulumi.cluster.health import Silence
 from dynamo_pulumi.cluster.session import connection_of, open_waiter
 from dynamo_pulumi.cluster.waiter import Progress, Waiter
-from dynamo_pulumi.go_duration import format_go_duration
+from dynamo_pulumi.floor.go_duration import format_go_duration
 from dynamo_pulumi.readiness.drift import drift_summary
 from dynamo_pulumi.readiness.targets import WaitRequest
 

@@ -36,7 +36,7 @@ from typing import Any, Final
 from dynamo_pulumi.cluster.health import Health
 from dynamo_pulumi.cluster.retry import retry_after_seconds
 from dynamo_pulumi.cluster.sockets import Connections
-from dynamo_pulumi.constants import CLUSTER_SCOPED_KINDS
+from dynamo_pulumi.floor.constants import CLUSTER_SCOPED_KINDS
 
 #: Kinds whose plural is not ``lower(kind) + "s"``.
 _IRREGULAR_PLURALS: Final = {"Ingress": "ingresses", "NetworkPolicy": "networkpolicies"}

@@ -32,8 +32,8 @@ from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.errors import ClusterError, WaitCancelled, WaitFailed, WaitTimeout
 from dynamo_pulumi.cluster.retry import Deadline, Pace
 from dynamo_pulumi.cluster.watch import KindWatch, ObjectCache
-from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
-from dynamo_pulumi.go_duration import format_go_duration
+from dynamo_pulumi.floor.constants import KUBE_LABEL_DYNAMO_COMPONENT
+from dynamo_pulumi.floor.go_duration import format_go_duration
 from dynamo_pulumi.readiness.object_status import ObjectState
 from dynamo_pulumi.readiness.operator_mode import operator_status
 from dynamo_pulumi.readiness.reasons import component_problems

@@ -1,7 +1,7 @@
 """Operator mode's plan: the custom resource as we send it, and what the operator will make of it.
 
 In operator mode only the DGD (or DCD) custom resource is registered; the objects rendered from
-the same plan are the operator's *predicted expansion* (:mod:`dynamo_pulumi.expansion`), compared
+the same plan are the operator's *predicted expansion* (:mod:`dynamo_pulumi.floor.expansion`), compared
 after apply and shown by ``diff``. Both edges (the Pulumi components, the CLI's ``preview``,
 ``diff``, ``wait`` and ``status``) take these values from here, so they cannot disagree. Pure: no
 Pulumi import; Outputs stay parked as tokens (the Pulumi edge restores them).
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from dynamo_pulumi.api.v1beta1 import API_VERSION, DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.deploy_mode import without_unsent_metadata
-from dynamo_pulumi.expansion import ExpansionEntry, expansion_summary, predicted_objects, without_paths
+from dynamo_pulumi.floor.expansion import ExpansionEntry, expansion_summary, predicted_objects, without_paths
+from dynamo_pulumi.model.deploy_mode import without_unsent_metadata
 from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.plan import GraphPlan
 

@@ -13,7 +13,7 @@ Two sources of "this change cannot be applied in place" exist (readiness-lifecyc
   new name and created first (:func:`deletes_first`).
 
 Paths use Pulumi's property-path syntax (``a.b[*].c``), which the engine matches against its
-detailed diff and :mod:`dynamo_pulumi.diffing` matches the same way.
+detailed diff and :mod:`dynamo_pulumi.diff.diffing` matches the same way.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import GROVE_API_VERSION, KUBE_LABEL_DYNAMO_COMPONENT, LWS_API_VERSION
+from dynamo_pulumi.floor.constants import GROVE_API_VERSION, KUBE_LABEL_DYNAMO_COMPONENT, LWS_API_VERSION
 
 if TYPE_CHECKING:
     from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject

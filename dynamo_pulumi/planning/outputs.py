@@ -16,15 +16,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_FRONTEND,
     DYNAMO_SERVICE_PORT,
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_NAMESPACE,
 )
-from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.naming import component_service_name, dynamo_namespace
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE, UnknownValue
+from dynamo_pulumi.floor.naming import component_service_name, dynamo_namespace
+from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE, UnknownValue
 from dynamo_pulumi.render.backends.dra_claims import DraInventory, claim_template_gpus
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, pod_gpu_count
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynamo_pulumi.constants import WORKER_COMPONENT_TYPES
+from dynamo_pulumi.floor.constants import WORKER_COMPONENT_TYPES
 
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 

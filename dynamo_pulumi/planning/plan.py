@@ -29,14 +29,14 @@ from dynamo_pulumi.api.v1beta1 import (
     DynamoGraphDeployment,
     DynamoGraphDeploymentSpec,
 )
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
+from dynamo_pulumi.floor.constants import (
     CLUSTER_SCOPED_KINDS,
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
-from dynamo_pulumi.deploy_mode import DEFAULT_MODE, Mode, check_mode
-from dynamo_pulumi.errors import DynamoPulumiError, GraphValidationError, InputError
-from dynamo_pulumi.loading import LoadedObject, companion_note, is_companion
+from dynamo_pulumi.loading.documents import LoadedObject, companion_note, is_companion
+from dynamo_pulumi.model.deploy_mode import DEFAULT_MODE, Mode, check_mode
 from dynamo_pulumi.planning.directives import Directives, apply_directives, split
 from dynamo_pulumi.planning.outputs import gpu_count_warnings
 from dynamo_pulumi.planning.placement import GpuPlacement
@@ -155,7 +155,7 @@ def _as_document(spec: SpecSource, name: str, table: OutputTable) -> Any:
     if isinstance(spec, DynamoComponentDeploymentSpec):  # a standalone component's typed spec
         return {"apiVersion": "nvidia.com/v1beta1", "kind": DCD_KIND, "metadata": {"name": name},
                 "spec": park(spec.to_wire(), table, "spec")}
-    from dynamo_pulumi.sources import SourceText
+    from dynamo_pulumi.floor.sources import SourceText
 
     if isinstance(spec, (Path, str, SourceText)):
         return spec  # SourceText: YAML the CLI read from a file or stdin, with its name
@@ -194,18 +194,18 @@ def load_spec_entry(spec: SpecSource, name: str = "") -> tuple[LoadedObject, Out
 
 def side_documents(spec: SpecSource) -> list[dict[str, Any]]:
     """The non-Dynamo documents of a YAML file or text spec (none for models and mappings)."""
-    from dynamo_pulumi.sources import SourceText
+    from dynamo_pulumi.floor.sources import SourceText
 
     if not isinstance(spec, (str, Path, SourceText)):
         return []
-    from dynamo_pulumi.loading import load_documents
+    from dynamo_pulumi.loading.documents import load_documents
 
     return list(load_documents(spec).others)
 
 
 def _placed(entry: LoadedObject, placement: GpuPlacement, table: OutputTable) -> LoadedObject:
     """The graph with the GPU placement written into its GPU components' pod templates."""
-    from dynamo_pulumi.loading import load_graph
+    from dynamo_pulumi.loading.documents import load_graph
 
     wire = entry.object.to_wire()
     placement.apply(wire)
@@ -218,7 +218,7 @@ def _without_directives(entry: LoadedObject, table: OutputTable) -> tuple[Loaded
     wire, directives = split(entry.object.to_wire())
     if not directives:
         return entry, directives
-    from dynamo_pulumi.loading import load_graph
+    from dynamo_pulumi.loading.documents import load_graph
 
     return replace(entry, object=load_graph(park(wire, table))), directives
 
@@ -374,7 +374,7 @@ def plan_from_rendered(
 def _refuse_outputs_read_by_rendering(
     graph: GraphModel, table: OutputTable, platform: Platform, ns: str, objects: Sequence[Mapping[str, Any]]
 ) -> None:
-    from dynamo_pulumi.loading import load_graph
+    from dynamo_pulumi.loading.documents import load_graph
     from dynamo_pulumi.render import render_graph
 
     def render(wire: dict[str, Any]) -> tuple[list[Any], str]:
@@ -400,7 +400,7 @@ def plan_graph(
     mode: str = DEFAULT_MODE,
     default_namespace: DefaultNamespace = "default",
 ) -> GraphPlan:
-    """Load, judge (:mod:`dynamo_pulumi.verdict`) and render ``spec`` into a plan. Raises before
+    """Load, judge (:mod:`dynamo_pulumi.verdict.deployability`) and render ``spec`` into a plan. Raises before
     anything is registered.
 
     ``objects``: other Kubernetes objects the program deploys beside the graph; with the other
@@ -411,7 +411,7 @@ def plan_graph(
     In operator mode the rendered objects are the operator's predicted expansion; an Output the
     rendering reads is then no error (the operator reads the real value, only the prediction
     sees the placeholder)."""
-    from dynamo_pulumi.verdict import check_deployable
+    from dynamo_pulumi.verdict.deployability import check_deployable
 
     checked_mode = check_mode(mode)
     resolved = load_platform(platform)  # type: ignore[arg-type]

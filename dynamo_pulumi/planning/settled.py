@@ -11,7 +11,7 @@ of about 10**9; :mod:`.unknowns`), because validation and rendering cannot await
   diffs and the update verdict see the real number. The worker hash and the object names stay
   those the program registered (a deploy-time value never takes part in them).
 * **The value is not known** at preview: in the rendered objects and DCD documents the token or
-  stand-in becomes an :class:`~dynamo_pulumi.placeholders.UnknownValue` (it reads ``(unknown)``
+  stand-in becomes an :class:`~dynamo_pulumi.floor.placeholders.UnknownValue` (it reads ``(unknown)``
   and remembers its Output), so a count that depends on it is ``unknown``
   (:func:`dynamo_pulumi.planning.outputs.summarize` lists the Outputs it waits for) and a diffed
   value is ``(unknown)`` (:func:`shown`). The graph model keeps the placeholder there: it is the
@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import GraphValidationError
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE, UnknownValue
+from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE, UnknownValue
 from dynamo_pulumi.planning.unknowns import OutputTable
 
 if TYPE_CHECKING:

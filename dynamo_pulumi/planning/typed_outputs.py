@@ -20,8 +20,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError, invalid
-from dynamo_pulumi.loading import LoadedObject, Source, load_graph_entry
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.loading.documents import LoadedObject, Source, load_graph_entry
 from dynamo_pulumi.planning.unknowns import OutputTable
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ _SIZING_DETAIL = (
 
 
 def load_with_outputs(document: Source, table: OutputTable) -> LoadedObject:
-    """:func:`~dynamo_pulumi.loading.load_graph_entry`, with Outputs at integer model fields
+    """:func:`~dynamo_pulumi.loading.documents.load_graph_entry`, with Outputs at integer model fields
     replaced by their stand-ins; other type errors an Output causes explained."""
     for _ in range(MAX_ROUNDS):
         try:

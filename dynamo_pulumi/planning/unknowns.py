@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.pulumi_args import is_input_object, plain
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.placeholders import OUTPUT_TOKEN_RE, is_deploy_time_value
+from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE, is_deploy_time_value
 
 if TYPE_CHECKING:
     import pulumi

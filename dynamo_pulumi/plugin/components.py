@@ -19,12 +19,12 @@ import pulumi
 import yaml
 
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.sources import SourceText
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.plugin.tokens import DCD_OUTPUTS, DCD_TYPE, DGD_OUTPUTS, DGD_TYPE
 from dynamo_pulumi.plugin.values import UNKNOWN, wire
 from dynamo_pulumi.resources.components import DynamoComponentDeployment, DynamoGraphDeployment
 from dynamo_pulumi.resources.readiness import ReadinessOptions
-from dynamo_pulumi.sources import SourceText
 
 #: The readiness settings a schema caller may give (``readiness`` argument), by schema name.
 READINESS_FIELDS: Final = ("wait", "timeout", "kubeconfig", "context")

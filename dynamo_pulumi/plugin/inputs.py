@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from dynamo_pulumi.cluster.provider import OUTPUTS, _check_failures, _has_unknown, is_unknown
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.suggest import nearest
 from dynamo_pulumi.plugin.schema import (
     BOOLEAN,
     INTEGER,
@@ -37,7 +38,6 @@ from dynamo_pulumi.plugin.schema import (
 from dynamo_pulumi.plugin.tokens import READINESS_TYPE
 from dynamo_pulumi.readiness.deadline import timeout_problem
 from dynamo_pulumi.readiness.targets import WatchTarget
-from dynamo_pulumi.suggest import nearest
 
 #: Where a value's Python type is named in a message.
 _TYPE_NAMES: Final = {bool: "a boolean", str: "a string", int: "a number", float: "a number", list: "a list",

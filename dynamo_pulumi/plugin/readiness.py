@@ -49,7 +49,7 @@ from dynamo_pulumi.cluster.provider import (
     wait_request,
 )
 from dynamo_pulumi.errors import DynamoPulumiError
-from dynamo_pulumi.go_duration import format_go_duration
+from dynamo_pulumi.floor.go_duration import format_go_duration
 from dynamo_pulumi.plugin import inputs
 from dynamo_pulumi.plugin.engine_log import WARNING, EngineLog, ThreadProgress
 from dynamo_pulumi.plugin.values import plain_map, secret_keys, wire_map

@@ -20,7 +20,7 @@ from typing import Any, Final
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
 from pulumi.runtime.rpc import UNKNOWN as UNKNOWN  # the sentinel the readiness core also knows
 
-from dynamo_pulumi.wire_numbers import as_written
+from dynamo_pulumi.floor.wire_numbers import as_written
 
 #: Inputs that are always returned as secrets, whether or not they arrived as one.
 ALWAYS_SECRET: Final = frozenset({"kubeconfig"})

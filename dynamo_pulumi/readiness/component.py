@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dynamo_pulumi.constants import POD_CLIQUE_SCALING_GROUP_KIND
+from dynamo_pulumi.floor.constants import POD_CLIQUE_SCALING_GROUP_KIND
 from dynamo_pulumi.readiness.object_status import CURRENT, ObjectStatus
 from dynamo_pulumi.readiness.result import ReadinessResult
 

@@ -11,7 +11,7 @@ import math
 import re
 from typing import Final
 
-from dynamo_pulumi.go_duration import parse_go_duration
+from dynamo_pulumi.floor.go_duration import parse_go_duration
 
 DEFAULT_TIMEOUT_SECONDS: Final = 3600
 #: The longest wait anyone means: a week (a larger number is a unit mistake, or ``inf``).

@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from dynamo_pulumi.deploy_mode import NOT_SENT_METADATA
+from dynamo_pulumi.model.deploy_mode import NOT_SENT_METADATA
 
 ObjectId = tuple[str, str, str]
 

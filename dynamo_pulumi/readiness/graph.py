@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     LWS_NAME_SUFFIX,
     POD_CLIQUE_KIND,
     POD_CLIQUE_SCALING_GROUP_KIND,

@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     POD_CLIQUE_KIND,
     POD_CLIQUE_SCALING_GROUP_KIND,
 )
-from dynamo_pulumi.pcs_naming import grove_component_resource_name
+from dynamo_pulumi.model.pcs_naming import grove_component_resource_name
 from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, name_of, optional_int_at
 from dynamo_pulumi.readiness.result import (
     INSUFFICIENT_CAPACITY,

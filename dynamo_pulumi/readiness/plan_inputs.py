@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from dynamo_pulumi.diffing import ObjectChange, field_changes
-from dynamo_pulumi.expansion import json_digest, without_paths
+from dynamo_pulumi.diff.diffing import ObjectChange, field_changes
+from dynamo_pulumi.floor.expansion import json_digest, without_paths
 from dynamo_pulumi.planning.operator_mode import (
     custom_resource_document,
     operator_expansion,

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dynamo_pulumi.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
+from dynamo_pulumi.floor.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
 from dynamo_pulumi.readiness._fields import dig, int_at, name_of, optional_int_at
 from dynamo_pulumi.readiness.component import ComponentState
 from dynamo_pulumi.readiness.graph import LWS_NAME_SUFFIX, ResourceReadiness, aggregate

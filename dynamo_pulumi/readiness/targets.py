@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 # The custom resources operator mode watches, and the modes, re-exported for the cluster code.
 from dynamo_pulumi.api.v1beta1 import DCD_KIND as DCD_KIND
 from dynamo_pulumi.api.v1beta1 import DGD_KIND as DGD_KIND
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DYNAMO_API_VERSION_V1BETA1,
     GROVE_API_VERSION,
     KUBE_LABEL_DYNAMO_COMPONENT,
@@ -31,9 +31,9 @@ from dynamo_pulumi.constants import (
     LWS_API_VERSION,
     POD_CLIQUE_SET_KIND,
 )
-from dynamo_pulumi.deploy_mode import MODES as MODES
-from dynamo_pulumi.deploy_mode import Mode
-from dynamo_pulumi.expansion import json_digest
+from dynamo_pulumi.floor.expansion import json_digest
+from dynamo_pulumi.model.deploy_mode import MODES as MODES
+from dynamo_pulumi.model.deploy_mode import Mode
 from dynamo_pulumi.readiness._fields import dig, name_of, namespace_of
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS
 from dynamo_pulumi.readiness.grove import grove_components
@@ -105,7 +105,7 @@ def operator_targets(kind: str, name: str, namespace: str) -> list[WatchTarget]:
 
 
 def revision(objects: Sequence[Mapping[str, Any]]) -> str:
-    """A digest of what is deployed: :func:`~dynamo_pulumi.expansion.json_digest` of the objects.
+    """A digest of what is deployed: :func:`~dynamo_pulumi.floor.expansion.json_digest` of the objects.
 
     Independent of key order; any value change changes it. 16 hex characters are plenty to
     tell revisions of one graph apart.

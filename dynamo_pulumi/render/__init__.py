@@ -29,13 +29,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi import defaulting
 from dynamo_pulumi.api.kinds import COMPONENT_TYPES
-from dynamo_pulumi.api.twin import DCD_MODEL, internal, is_validation_error
 from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
+from dynamo_pulumi.defaulting import webhooks as defaulting
+from dynamo_pulumi.defaulting.pathway import Pathway, choose_pathway
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.kube_names import check_namespace
-from dynamo_pulumi.platform_file import default_platform
+from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.model.platform_file import default_platform
+from dynamo_pulumi.model.twin import DCD_MODEL, internal, is_validation_error
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.component_pods import component_render_context, pod_template_renderer
 from dynamo_pulumi.render.dcd_identity import component_name_of, owner_graph_name
@@ -44,7 +45,6 @@ from dynamo_pulumi.render.name_checks import NameSources, check_rendered_names
 from dynamo_pulumi.render.objects.common import without_empty_env_values
 from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 from dynamo_pulumi.render.objects.registry import COMPONENT_BUILDERS, GRAPH_BUILDERS
-from dynamo_pulumi.render.pathway import Pathway, choose_pathway
 from dynamo_pulumi.render.worker_hash import compute_worker_hash
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def _at_component(exc: RenderError, dcd: dict[str, Any]) -> RenderError:
 
 def _component_model(dcd: dict[str, Any], generated: bool) -> DynamoComponentDeployment:
     """The DCD document as a model, for the builders (its twin when certain: it never leaves the
-    renderer, :func:`dynamo_pulumi.api.twin.internal`).
+    renderer, :func:`dynamo_pulumi.model.twin.internal`).
 
     A v1alpha1 ``componentType`` outside the v1beta1 enum (``main``) survives conversion as
     written. A standalone DCD is stored that way and its controller renders it with the default
@@ -240,7 +240,7 @@ def _refuse_component_groups(graph: DynamoGraphDeployment) -> None:
     them, so they are refused rather than silently left out of every object."""
     experimental = graph.spec.experimental
     if experimental is not None and experimental.component_groups:
-        from dynamo_pulumi.deploy_mode import COMPONENT_GROUPS_NOT_RENDERED
+        from dynamo_pulumi.model.deploy_mode import COMPONENT_GROUPS_NOT_RENDERED
 
         raise RenderError(COMPONENT_GROUPS_NOT_RENDERED, "spec.experimental.componentGroups")
 

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_WORKER_HASH, ROLE_MAIN
+from dynamo_pulumi.floor.constants import KUBE_LABEL_DYNAMO_WORKER_HASH, ROLE_MAIN
 from dynamo_pulumi.render.backend_framework import component_backend_framework
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import lws_wiring

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.kinds import DGD_KIND
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_DECODE,
     COMPONENT_TYPE_PREFILL,
     COMPONENT_TYPE_WORKER,
@@ -33,7 +33,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_WORKER_HASH,
     WORKER_COMPONENT_TYPES,
 )
-from dynamo_pulumi.naming import dynamo_namespace
+from dynamo_pulumi.floor.naming import dynamo_namespace
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment

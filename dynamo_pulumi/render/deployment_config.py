@@ -13,13 +13,13 @@ from typing import Any
 
 from dynamo_pulumi.api.pods import main_container
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_FRONTEND,
     DYNAMO_DEPLOYMENT_CONFIG_ENV_VAR,
     DYNAMO_SERVICE_PORT,
     KUBE_RESOURCE_GPU_NVIDIA,
 )
-from dynamo_pulumi.errors import RenderError
 
 
 def _service_config(config: dict[str, Any], component: str, frontend: bool) -> dict[str, Any] | None:

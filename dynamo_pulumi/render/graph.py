@@ -24,7 +24,7 @@ from dynamo_pulumi.api.preservation import (
     PRESERVED_ENVELOPE_VERSION,
     preserved_alpha_spec,
 )
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_PLANNER,
@@ -51,7 +51,7 @@ from dynamo_pulumi.constants import (
     TOPOLOGY_MOUNT_PATH,
     TOPOLOGY_VOLUME_NAME,
 )
-from dynamo_pulumi.naming import dcd_name, dynamo_namespace, is_worker_type
+from dynamo_pulumi.floor.naming import dcd_name, dynamo_namespace, is_worker_type
 from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
 from dynamo_pulumi.render.deployment_config import apply_dyn_deployment_config
 from dynamo_pulumi.render.objects.common import copy_tree, merge_envs, merge_low_priority

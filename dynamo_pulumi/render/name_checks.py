@@ -12,7 +12,7 @@ everything else: DNS-1123 subdomain), every label key and value under any ``meta
 (``ValidateAnnotations``: a qualified name, any case). A problem with text the user wrote in a
 label or annotation map of the graph is reported at that field. Parked ``pulumi.Output`` values (whose text is not
 known yet) and non-strings are skipped. Pod hostname limits (LWS, Grove) are checked at admission
-(:mod:`dynamo_pulumi.pcs_naming`, validation rule 17) and are not repeated here.
+(:mod:`dynamo_pulumi.model.pcs_naming`, validation rule 17) and are not repeated here.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.kube_names import (
+from dynamo_pulumi.floor.kube_names import (
     annotation_key_problems,
     dns1035_label_problems,
     dns1123_label_problems,
@@ -32,7 +32,7 @@ from dynamo_pulumi.kube_names import (
     label_value_problems,
     path_segment_problems,
 )
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.placeholders import contains_output_token
 
 NameRule = tuple[str, Callable[[str], list[str]]]
 

@@ -35,12 +35,12 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.twin import DCD_MODEL, internal
-from dynamo_pulumi.naming import is_worker_type
+from dynamo_pulumi.floor.naming import is_worker_type
+from dynamo_pulumi.model.runtime_version import resolve_runtime_version, runtime_gate_enabled
+from dynamo_pulumi.model.twin import DCD_MODEL, internal
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.graph import DCD_SPEC_FIELD_ORDER
 from dynamo_pulumi.render.pod import metadata as pod_metadata
-from dynamo_pulumi.runtime_version import resolve_runtime_version, runtime_gate_enabled
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment

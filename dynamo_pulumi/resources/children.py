@@ -18,7 +18,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from dynamo_pulumi.constants import CLUSTER_SCOPED_KINDS
+from dynamo_pulumi.floor.constants import CLUSTER_SCOPED_KINDS
 from dynamo_pulumi.planning.options import deletes_first, replace_on_changes
 from dynamo_pulumi.planning.plan import PlannedObject
 from dynamo_pulumi.planning.unknowns import OutputTable, restore

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pulumi
 
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.kube_names import dns1123_label_problems
+from dynamo_pulumi.floor.kube_names import dns1123_label_problems
 
 if TYPE_CHECKING:
     from dynamo_pulumi.planning.plan import GraphPlan

@@ -23,8 +23,8 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
-from dynamo_pulumi.deploy_mode import check_mode
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.model.deploy_mode import check_mode
 from dynamo_pulumi.planning.operator_mode import (
     custom_resource_document,
     operator_expansion,

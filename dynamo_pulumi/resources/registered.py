@@ -33,10 +33,10 @@ from typing import Any
 import pulumi
 from pulumi._types import is_output_type, output_type_to_dict
 
+from dynamo_pulumi.floor.wire_numbers import as_written
 from dynamo_pulumi.planning.plan import PlannedObject
 from dynamo_pulumi.readiness.plan_inputs import revision_of, workload_digest
 from dynamo_pulumi.readiness.targets import is_workload, operator_targets, render_targets
-from dynamo_pulumi.wire_numbers import as_written
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import GROVE_API_VERSION, POD_CLIQUE_SET_KIND
-from dynamo_pulumi.expansion import json_digest
+from dynamo_pulumi.floor.constants import GROVE_API_VERSION, POD_CLIQUE_SET_KIND
+from dynamo_pulumi.floor.expansion import json_digest
 
 
 def pcs_composition(pcs: dict[str, Any]) -> dict[str, Any]:

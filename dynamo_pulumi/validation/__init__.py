@@ -2,7 +2,7 @@
 
 Admission runs in the API server's order:
 
-1. the mutating (defaulting) webhook (:mod:`dynamo_pulumi.defaulting`);
+1. the mutating (defaulting) webhook (:mod:`dynamo_pulumi.defaulting.webhooks`);
 2. the CRD's schema for what the models cannot enforce themselves, the embedded core/v1 types
    (pod templates, ``spec.env``: :func:`dynamo_pulumi.api.pod_schema.object_errors`), then its
    CEL rules (:mod:`.cel`), transition rules included on update; a failure of either rejects the

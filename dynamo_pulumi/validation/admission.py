@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.kinds import API_VERSION
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
-from dynamo_pulumi.defaulting import default_component_deployment, default_graph
+from dynamo_pulumi.defaulting.webhooks import default_component_deployment, default_graph
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, Path
-from dynamo_pulumi.platform_file import default_platform
+from dynamo_pulumi.model.platform_file import default_platform
 from dynamo_pulumi.validation.admission_common import (
     Request,
     compat,

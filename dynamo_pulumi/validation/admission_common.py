@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from dynamo_pulumi.api.kinds import API_VERSION, DCD_KIND, DGD_KIND
 from dynamo_pulumi.api.pod_schema import object_errors
-from dynamo_pulumi.constants import DYNAMO_API_GROUP, KUBE_ANNOTATION_WORKLOAD_PROVIDER
-from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.errors import FieldError, Findings
+from dynamo_pulumi.floor.constants import DYNAMO_API_GROUP, KUBE_ANNOTATION_WORKLOAD_PROVIDER
+from dynamo_pulumi.floor.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.validation.context import ValidationContext
 from dynamo_pulumi.validation.graph import grove_pathway, validate_graph_spec
 from dynamo_pulumi.validation.metadata import validate_graph_metadata

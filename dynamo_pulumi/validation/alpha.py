@@ -18,13 +18,13 @@ from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.defaulting.webhooks import default_component_deployment, default_graph
+from dynamo_pulumi.errors import ErrorType, FieldError, Findings, Path, forbidden, invalid, required, too_many
+from dynamo_pulumi.floor.constants import (
     FRONTEND_SIDECAR_CONTAINER_NAME,
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
 )
-from dynamo_pulumi.defaulting import default_component_deployment, default_graph
-from dynamo_pulumi.errors import ErrorType, FieldError, Findings, Path, forbidden, invalid, required, too_many
-from dynamo_pulumi.naming import dynamo_namespace
+from dynamo_pulumi.floor.naming import dynamo_namespace
 from dynamo_pulumi.platform import Platform
 from dynamo_pulumi.validation.admission_common import component_context, graph_context
 from dynamo_pulumi.validation.cel import (
@@ -262,7 +262,7 @@ def alpha_compat_findings(
 
     ``alpha_source``: the request was made in v1alpha1 (the pass always runs then; otherwise
     only when alpha-only data is present). Runtime-version checks at alpha paths are not done
-    here: the v1beta1 rules find them and :func:`dynamo_pulumi.loading.validate_loaded` moves
+    here: the v1beta1 rules find them and :func:`dynamo_pulumi.loading.documents.validate_loaded` moves
     them to the alpha paths.
     """
     findings = Findings()

@@ -18,8 +18,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.constants import KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND, MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, duplicate
+from dynamo_pulumi.floor.constants import (
+    KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
+    MAIN_CONTAINER_NAME,
+)
 from dynamo_pulumi.validation.component_common import (
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_LPX,

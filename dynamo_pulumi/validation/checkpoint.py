@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, Path, forbidden
+from dynamo_pulumi.floor.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.validation.component_common import (
     GMS_MODE_INTER_POD,
     GMS_MODE_INTRA_POD,

@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dynamo_pulumi.api.pod_schema import decoded_template_errors
-from dynamo_pulumi.constants import PLANNER_SERVICE_ACCOUNT_NAME
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden
+from dynamo_pulumi.floor.constants import PLANNER_SERVICE_ACCOUNT_NAME
 from dynamo_pulumi.validation.checkpoint import validate_checkpoint
 from dynamo_pulumi.validation.component_common import is_lpx
 from dynamo_pulumi.validation.context import ValidationContext

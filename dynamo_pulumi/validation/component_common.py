@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.kinds import WORKER_CLASS_TYPES
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.constants import COMPONENT_TYPE_EPP as COMPONENT_TYPE_EPP
-from dynamo_pulumi.constants import COMPONENT_TYPE_LPX as COMPONENT_TYPE_LPX
-from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid
+from dynamo_pulumi.floor.constants import COMPONENT_TYPE_EPP as COMPONENT_TYPE_EPP
+from dynamo_pulumi.floor.constants import COMPONENT_TYPE_LPX as COMPONENT_TYPE_LPX
+from dynamo_pulumi.floor.constants import MAIN_CONTAINER_NAME
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import ComponentRoleSpec, ComponentSpecFields

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.platform_file import default_platform
+from dynamo_pulumi.model.platform_file import default_platform
 
 if TYPE_CHECKING:
     from dynamo_pulumi.platform import Platform

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import INFERENCE_POOL_API_GROUP
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
-from dynamo_pulumi.runtime_version import (
+from dynamo_pulumi.floor.constants import INFERENCE_POOL_API_GROUP
+from dynamo_pulumi.model.runtime_version import (
     parse_image_tag_version,
     parse_runtime_version,
     runtime_gate_enabled,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid, not_supported, required
+from dynamo_pulumi.floor.constants import (
     BACKEND_FRAMEWORK_VLLM,
     KUBE_ANNOTATION_ENABLE_GROVE,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
@@ -19,8 +20,7 @@ from dynamo_pulumi.constants import (
     WORKLOAD_PROVIDER_COMPONENT,
     WORKLOAD_PROVIDER_GROVE,
 )
-from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid, not_supported, required
-from dynamo_pulumi.pcs_naming import combined_name_length, longest_pod_clique_name, pcs_name_for_dgd
+from dynamo_pulumi.model.pcs_naming import combined_name_length, longest_pod_clique_name, pcs_name_for_dgd
 from dynamo_pulumi.validation.component import validate_component
 from dynamo_pulumi.validation.component_common import COMPONENT_TYPE_LPX, GMS_MODE_INTER_POD
 from dynamo_pulumi.validation.context import ValidationContext

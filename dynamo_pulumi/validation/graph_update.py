@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import KUBE_ANNOTATION_WORKLOAD_PROVIDER
 from dynamo_pulumi.errors import FieldError, Findings, Path, forbidden, invalid
+from dynamo_pulumi.floor.constants import KUBE_ANNOTATION_WORKLOAD_PROVIDER
 from dynamo_pulumi.validation.component import validate_component_update
 from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG
 from dynamo_pulumi.validation.context import ValidationContext

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
-from dynamo_pulumi.defaulting import effective_min_available, native_min_available
+from dynamo_pulumi.defaulting.webhooks import effective_min_available, native_min_available
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
-from dynamo_pulumi.runtime_version import parse_image_tag_version
+from dynamo_pulumi.floor.constants import MAIN_CONTAINER_NAME
+from dynamo_pulumi.model.runtime_version import parse_image_tag_version
 from dynamo_pulumi.validation.component_common import (
     COMPONENT_TYPE_EPP,
     container_index,

@@ -28,10 +28,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
-from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, KUBE_ANNOTATION_WORKLOAD_PROVIDER
-from dynamo_pulumi.defaulting import default_graph, effective_min_available
+from dynamo_pulumi.defaulting.webhooks import default_graph, effective_min_available
 from dynamo_pulumi.errors import Path
-from dynamo_pulumi.expansion import canonical_json
+from dynamo_pulumi.floor.constants import COMPONENT_TYPE_LPX, KUBE_ANNOTATION_WORKLOAD_PROVIDER
+from dynamo_pulumi.floor.expansion import canonical_json
 from dynamo_pulumi.validation.gms import effective_num_shadows, is_inter_pod_failover, is_inter_pod_gms
 from dynamo_pulumi.validation.power import gpu_product, main_gpu_count, power_limit
 from dynamo_pulumi.validation.roles import (

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, Path, duplicate, forbidden, invalid, required
+from dynamo_pulumi.floor.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.validation.component_common import is_blank, is_lpx, validate_annotations
 from dynamo_pulumi.validation.context import ValidationContext
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import FieldError, Path, invalid, not_supported
+from dynamo_pulumi.floor.constants import (
     KUBE_ANNOTATION_DYNAMO_KUBE_DISCOVERY_MODE,
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_GROVE_UPDATE_STRATEGY,
@@ -18,8 +19,7 @@ from dynamo_pulumi.constants import (
     WORKLOAD_PROVIDER_COMPONENT,
     WORKLOAD_PROVIDER_GROVE,
 )
-from dynamo_pulumi.errors import FieldError, Path, invalid, not_supported
-from dynamo_pulumi.runtime_version import parse_origin_version
+from dynamo_pulumi.model.runtime_version import parse_origin_version
 from dynamo_pulumi.validation.cel import VLLM_DISTRIBUTED_EXECUTOR_BACKENDS
 from dynamo_pulumi.validation.component_common import GMS_MODE_INTRA_POD
 

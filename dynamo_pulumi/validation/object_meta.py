@@ -4,7 +4,7 @@
 The operator's webhook never checks these, because the API server already refused the object:
 a DGD named ``Vllm_Agg`` or with no name at all, a label key with two slashes, 300 KiB of
 annotations, or a 9.5 MB graph that etcd will not store. Offline we have no API server, so the
-deployability verdict (:mod:`dynamo_pulumi.verdict`) runs these first, on the Dynamo object and on
+deployability verdict (:mod:`dynamo_pulumi.verdict.deployability`) runs these first, on the Dynamo object and on
 every object rendered from it.
 
 Limits, as the API server applies them:
@@ -23,14 +23,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
-from dynamo_pulumi.kube_names import (
+from dynamo_pulumi.floor.kube_names import (
     annotation_key_problems,
     dns1123_label_problems,
     dns1123_subdomain_problems,
     label_key_problems,
     label_value_problems,
 )
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.placeholders import contains_output_token
 
 #: ``TotalAnnotationSizeLimitB``: the sum of annotation key and value lengths.
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
+from dynamo_pulumi.floor.constants import (
     KUBE_ANNOTATION_GPU_POWER_LIMIT,
     KUBE_RESOURCE_GPU_NVIDIA,
     MAIN_CONTAINER_NAME,
 )
-from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG
 
 if TYPE_CHECKING:

@@ -9,13 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
-    GROVE_API_VERSION,
-    KUBE_ANNOTATION_GROVE_UPDATE_STRATEGY,
-    KUBE_ANNOTATION_WORKLOAD_PROVIDER,
-    WORKLOAD_PROVIDER_GROVE,
-)
-from dynamo_pulumi.defaulting import (
+from dynamo_pulumi.defaulting.webhooks import (
     SCOPE_COMPONENT,
     SCOPE_ROLES_LEADER,
     SCOPE_ROLES_WORKER,
@@ -33,6 +27,12 @@ from dynamo_pulumi.errors import (
     invalid,
     not_supported,
     required,
+)
+from dynamo_pulumi.floor.constants import (
+    GROVE_API_VERSION,
+    KUBE_ANNOTATION_GROVE_UPDATE_STRATEGY,
+    KUBE_ANNOTATION_WORKLOAD_PROVIDER,
+    WORKLOAD_PROVIDER_GROVE,
 )
 from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG
 from dynamo_pulumi.validation.context import ValidationContext

@@ -14,11 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.constants import (
-    KUBE_ANNOTATION_GPU_POWER_LIMIT,
-    KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
-    MAIN_CONTAINER_NAME,
-)
 from dynamo_pulumi.errors import (
     FieldError,
     Path,
@@ -27,6 +22,11 @@ from dynamo_pulumi.errors import (
     invalid,
     not_supported,
     required,
+)
+from dynamo_pulumi.floor.constants import (
+    KUBE_ANNOTATION_GPU_POWER_LIMIT,
+    KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
+    MAIN_CONTAINER_NAME,
 )
 from dynamo_pulumi.validation.component_common import (
     container_index,

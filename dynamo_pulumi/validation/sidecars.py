@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
+from dynamo_pulumi.floor.constants import MAIN_CONTAINER_NAME
 from dynamo_pulumi.validation.component_common import (
     container_index,
     has_container_named,

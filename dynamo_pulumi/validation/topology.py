@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import ROLE_LEADER, ROLE_WORKER, WORKLOAD_PROVIDER_GROVE
-from dynamo_pulumi.defaulting import (
+from dynamo_pulumi.defaulting.webhooks import (
     SCOPE_COMPONENT,
     SCOPE_ROLES_LEADER,
     SCOPE_ROLES_WORKER,
@@ -24,6 +23,7 @@ from dynamo_pulumi.defaulting import (
     role_scope,
 )
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
+from dynamo_pulumi.floor.constants import ROLE_LEADER, ROLE_WORKER, WORKLOAD_PROVIDER_GROVE
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import (

@@ -16,12 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.defaulting.webhooks import default_component_deployment, default_graph
+from dynamo_pulumi.errors import FieldError, Findings, Path, invalid
+from dynamo_pulumi.floor.constants import (
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
 )
-from dynamo_pulumi.defaulting import default_component_deployment, default_graph
-from dynamo_pulumi.errors import FieldError, Findings, Path, invalid
 from dynamo_pulumi.validation.admission_common import (
     Request,
     compat,

@@ -1,7 +1,7 @@
 """The differential run: each mutation judged by our verdict and by the API server.
 
 Ours is what ``dynamo-pulumi validate --mode M`` answers (each document loaded, then
-:func:`dynamo_pulumi.verdict.judge`). The API server's is a dry-run create, with strict field
+:func:`dynamo_pulumi.verdict.deployability.judge`). The API server's is a dry-run create, with strict field
 validation, of what that mode sends: in render mode every object the rendering makes (rendered
 whatever our verdict says, so a refusal of ours can be compared), in operator mode the
 DynamoGraphDeployment itself.
@@ -27,10 +27,10 @@ import yaml
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
 from dynamo_pulumi.errors import DynamoPulumiError, ErrorType, FieldError, GraphValidationError
-from dynamo_pulumi.loading import load_each
+from dynamo_pulumi.floor.sources import SourceText
+from dynamo_pulumi.loading.documents import load_each
 from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.verdict.deployability import judge
 from e2e.oracle_mutations import Doc, Mutation
 from e2e.oracle_sweep import custom_resource, table
 from localcluster.dryrun import DryRunner, Outcome
@@ -211,11 +211,11 @@ def stage_of(doc: Doc, mode: str, namespace: str, errors: Sequence[FieldError]) 
     """For each of our error texts, the stage of the verdict that reports it: ``schema/CEL`` (the
     API server's own stages for the graph), ``webhook`` (the operator's admission), ``rendering``
     (the API server's rules over the objects rendered, or a refusal of rendering)."""
-    from dynamo_pulumi.defaulting import default_graph
+    from dynamo_pulumi.defaulting.webhooks import default_graph
     from dynamo_pulumi.validation.admission_common import Request, schema_errors
     from dynamo_pulumi.validation.cel import validate_graph_cel
     from dynamo_pulumi.validation.object_meta import object_meta_errors
-    from dynamo_pulumi.validation.update_verdict import create_verdict
+    from dynamo_pulumi.verdict.update import create_verdict
 
     (outcome,) = load_each(SourceText(yaml.safe_dump(doc, sort_keys=False), "graph.yaml"))
     loaded = outcome.loaded
@@ -240,8 +240,8 @@ def stage_of(doc: Doc, mode: str, namespace: str, errors: Sequence[FieldError]) 
 def sent_objects(doc: Doc, mode: str, namespace: str) -> list[dict[str, Any]] | None:
     """What ``mode`` creates for ``doc``, rendered regardless of our verdict (None when the
     rendering refuses it: nothing is sent)."""
-    from dynamo_pulumi.defaulting import default_graph
-    from dynamo_pulumi.loading import LoadedObject
+    from dynamo_pulumi.defaulting.webhooks import default_graph
+    from dynamo_pulumi.loading.documents import LoadedObject
     from dynamo_pulumi.render import render_graph_deployment
 
     doc = {**doc, "metadata": {**doc.get("metadata", {}), "namespace": namespace}}

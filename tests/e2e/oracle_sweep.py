@@ -27,12 +27,12 @@ from typing import Any
 from dynamo_pulumi.api.v1beta1 import API_VERSION
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.cli.validate_cmd import load_contents
-from dynamo_pulumi.deploy_mode import without_unsent_metadata
 from dynamo_pulumi.errors import DynamoPulumiError
-from dynamo_pulumi.loading import GRAPH_KINDS, LoadedObject
+from dynamo_pulumi.floor.sources import SourceText
+from dynamo_pulumi.loading.documents import GRAPH_KINDS, LoadedObject
+from dynamo_pulumi.model.deploy_mode import without_unsent_metadata
 from dynamo_pulumi.platform import Platform, load_platform
-from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.verdict import Verdict, judge
+from dynamo_pulumi.verdict.deployability import Verdict, judge
 from localcluster.dryrun import DryRunner, Outcome
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 from e2e.support import root_project, run_project
 from localcluster.cluster import LocalCluster
 from localcluster.engine import Engine

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from dynamo_pulumi.planning.plan import plan_graph
-from dynamo_pulumi.program import default_graph_path
+from dynamo_pulumi.program.graph_program import default_graph_path
 from e2e.support import Run, project_copy, run_project
 from localcluster.cluster import LocalCluster
 from localcluster.engine import Engine

@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from dynamo_pulumi.cli.validate_cmd import load_contents
-from dynamo_pulumi.loading import GRAPH_KINDS
-from dynamo_pulumi.sources import SourceText
-from dynamo_pulumi.verdict import judge
+from dynamo_pulumi.floor.sources import SourceText
+from dynamo_pulumi.loading.documents import GRAPH_KINDS
+from dynamo_pulumi.verdict.deployability import judge
 from localcluster.agreement import crd_schemas, drop_empty, leaves
 from localcluster.cluster import LocalCluster
 from localcluster.operators import Controller

@@ -41,13 +41,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     BACKEND_FRAMEWORK_SGLANG,
     BACKEND_FRAMEWORK_TRTLLM,
     BACKEND_FRAMEWORK_VLLM,
     WORKER_COMPONENT_TYPES,
 )
-from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.render.backends.base import BackendInput, MultinodeWiring, Role
 from dynamo_pulumi.render.backends.gpus import resolve_gpu_count
 from dynamo_pulumi.render.backends.multinode import grove_wiring, lws_wiring

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
     ROLE_LEADER,
     ROLE_MAIN,
     ROLE_WORKER,
 )
-from dynamo_pulumi.platform_file import default_platform
+from dynamo_pulumi.model.platform_file import default_platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring, lws_wiring
 

@@ -17,9 +17,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.constants import KUBE_RESOURCE_GPU_NVIDIA
+from dynamo_pulumi.floor.placeholders import contains_output_token
 
 if TYPE_CHECKING:
     from dynamo_pulumi.render.backends.dra_claims import DraInventory

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynamo_pulumi.constants import GROVE_ROLE_SUFFIX_LEADER, GROVE_ROLE_SUFFIX_WORKER
+from dynamo_pulumi.floor.constants import GROVE_ROLE_SUFFIX_LEADER, GROVE_ROLE_SUFFIX_WORKER
 
 LWS_LEADER_ADDRESS: str = "$(LWS_LEADER_ADDRESS)"
 LWS_WORKER_INDEX: str = "$(LWS_WORKER_INDEX)"

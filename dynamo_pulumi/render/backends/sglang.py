@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import DYNAMO_NIXL_PORT, DYNAMO_NIXL_PORT_NAME, SGLANG_DIST_INIT_PORT
+from dynamo_pulumi.floor.constants import DYNAMO_NIXL_PORT, DYNAMO_NIXL_PORT_NAME, SGLANG_DIST_INIT_PORT
 from dynamo_pulumi.render.backends import flags as fl
 from dynamo_pulumi.render.backends.base import ROLE_LEADER, ROLE_WORKER, BackendInput
 from dynamo_pulumi.render.backends.edits import append_to, remove_probes

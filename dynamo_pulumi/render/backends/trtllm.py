@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import MPI_RUN_SSH_PORT
+from dynamo_pulumi.floor.constants import MPI_RUN_SSH_PORT
 from dynamo_pulumi.render.backends import flags as fl
 from dynamo_pulumi.render.backends.base import ROLE_LEADER, ROLE_WORKER, BackendInput
 from dynamo_pulumi.render.backends.edits import append_env, append_to, remove_probes

@@ -31,7 +31,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     DYNAMO_SYSTEM_PORT,
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
@@ -42,7 +43,7 @@ from dynamo_pulumi.constants import (
     VLLM_NIXL_SIDE_CHANNEL_HOST_ENV_VAR,
     VLLM_RAY_PORT,
 )
-from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.model.runtime_version import origin_gate_enabled
 from dynamo_pulumi.render.backends import flags as fl
 from dynamo_pulumi.render.backends.base import ROLE_LEADER, ROLE_MAIN, ROLE_WORKER, BackendInput
 from dynamo_pulumi.render.backends.edits import (
@@ -60,7 +61,6 @@ from dynamo_pulumi.render.backends.wait_leader import (
     WAIT_LEADER_VOLUME_NAME,
     wait_leader_config_map_name,
 )
-from dynamo_pulumi.runtime_version import origin_gate_enabled
 
 FRAMEWORK = "vllm"
 TENSOR_PARALLEL_SIZE_FLAG = "--tensor-parallel-size"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME
+from dynamo_pulumi.floor.constants import KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME
 
 WAIT_LEADER_CONFIG_MAP_SUFFIX = "wait-leader-script"
 WAIT_LEADER_SCRIPT_KEY = "wait-for-leader.py"

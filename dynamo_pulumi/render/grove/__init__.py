@@ -13,7 +13,7 @@ existing PCS, so nothing to preserve from a previous revision):
    frontends, and the graph-level objects (RBAC, PVCs, GMS ResourceClaimTemplates, EPP,
    wait-for-leader ConfigMap, scaling adapters) from the shared builders.
 
-The input graph is expected after defaulting (``dynamo_pulumi.defaulting.default_graph``).
+The input graph is expected after defaulting (``dynamo_pulumi.defaulting.webhooks.default_graph``).
 """
 
 from __future__ import annotations

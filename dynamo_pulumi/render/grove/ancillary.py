@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,
     DYNAMO_SYSTEM_PORT,
@@ -30,7 +30,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_VALUE_TRUE,
     VLLM_RAY_PORT,
 )
-from dynamo_pulumi.naming import (
+from dynamo_pulumi.floor.naming import (
     component_service_name,
     dcd_name,
     dynamo_namespace,

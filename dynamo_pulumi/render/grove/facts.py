@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import COMPONENT_TYPE_EPP, KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND
+from dynamo_pulumi.floor.constants import COMPONENT_TYPE_EPP, KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND
 from dynamo_pulumi.render.pod.metadata import NO_ALPHA_DATA, AlphaComponentData, alpha_components
 
 if TYPE_CHECKING:

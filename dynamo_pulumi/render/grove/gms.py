@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.naming import normalize_kube_resource_name
+from dynamo_pulumi.floor.naming import normalize_kube_resource_name
 from dynamo_pulumi.render.grove.roles import ServiceRole
 from dynamo_pulumi.render.objects.common import copy_tree
 from dynamo_pulumi.render.pod.gms import (

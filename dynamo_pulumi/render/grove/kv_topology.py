@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_TOPOLOGY_PREFIX, TOPOLOGY_VOLUME_NAME
 from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.naming import is_worker_type
+from dynamo_pulumi.floor.constants import KUBE_LABEL_DYNAMO_TOPOLOGY_PREFIX, TOPOLOGY_VOLUME_NAME
+from dynamo_pulumi.floor.naming import is_worker_type
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment

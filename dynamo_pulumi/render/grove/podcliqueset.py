@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     GROVE_ANNOTATION_VOLCANO_QUEUE,
     GROVE_API_VERSION,
     KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,
     POD_CLIQUE_SET_KIND,
 )
-from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.go_duration import format_go_duration, parse_go_duration
-from dynamo_pulumi.pcs_naming import pcs_name_for_dgd
+from dynamo_pulumi.floor.go_duration import format_go_duration, parse_go_duration
+from dynamo_pulumi.model.pcs_naming import pcs_name_for_dgd
 from dynamo_pulumi.render.grove.schedulers import volcano_queue
 from dynamo_pulumi.render.grove.startup_order import CLIQUE_STARTUP_TYPE_ANY_ORDER
 from dynamo_pulumi.render.grove.topology import spec_topology_constraint

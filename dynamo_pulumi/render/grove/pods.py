@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.api.twin import DCD_MODEL, internal
+from dynamo_pulumi.model.twin import DCD_MODEL, internal
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring
 from dynamo_pulumi.render.grove.gms import augment_engine_pod_spec, weight_server_pod_spec

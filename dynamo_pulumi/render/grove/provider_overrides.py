@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import GROVE_ROLE_SUFFIX_LEADER, GROVE_ROLE_SUFFIX_WORKER
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import GROVE_ROLE_SUFFIX_LEADER, GROVE_ROLE_SUFFIX_WORKER
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     GROVE_ROLE_SUFFIX_GMS,
     GROVE_ROLE_SUFFIX_LEADER,
     GROVE_ROLE_SUFFIX_WORKER,

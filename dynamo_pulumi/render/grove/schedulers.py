@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     DEFAULT_KAI_SCHEDULER_QUEUE,
     KAI_SCHEDULER_NAME,
     KUBE_ANNOTATION_KAI_SCHEDULER_QUEUE,
@@ -23,7 +24,6 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_KAI_SCHEDULER_QUEUE,
     VOLCANO_SCHEDULER_NAME,
 )
-from dynamo_pulumi.errors import RenderError
 
 if TYPE_CHECKING:
     from dynamo_pulumi.platform import Platform

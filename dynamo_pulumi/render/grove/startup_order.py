@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import BACKEND_FRAMEWORK_TRTLLM
+from dynamo_pulumi.floor.constants import BACKEND_FRAMEWORK_TRTLLM
 from dynamo_pulumi.render.grove.roles import ServiceRole
 
 CLIQUE_STARTUP_TYPE_ANY_ORDER = "CliqueStartupTypeAnyOrder"

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import COMPONENT_TYPE_LPX
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import COMPONENT_TYPE_LPX
 from dynamo_pulumi.render.pod.gms import require_dra
 
 if TYPE_CHECKING:

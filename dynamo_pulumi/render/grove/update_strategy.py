@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import KUBE_ANNOTATION_GROVE_UPDATE_STRATEGY
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import KUBE_ANNOTATION_GROVE_UPDATE_STRATEGY
 
 ROLLING_RECREATE_STRATEGY = "RollingRecreate"
 ON_DELETE_STRATEGY = "OnDelete"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DEFAULT_ROLLING_UPDATE_MAX_SURGE,
     DEFAULT_ROLLING_UPDATE_MAX_UNAVAILABLE,
     DEPLOYMENT_STRATEGY_RECREATE,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
     DYNAMO_SERVICE_PORT,
@@ -32,7 +32,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,
     KUBE_LABEL_DYNAMO_NAMESPACE,
 )
-from dynamo_pulumi.naming import dcd_name, dynamo_namespace, normalize_kube_resource_name
+from dynamo_pulumi.floor.naming import dcd_name, dynamo_namespace, normalize_kube_resource_name
 from dynamo_pulumi.render.objects.common import copy_tree, k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import GraphContext
 

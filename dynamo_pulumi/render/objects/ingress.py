@@ -11,8 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
-from dynamo_pulumi.constants import DEFAULT_INGRESS_SUFFIX, DYNAMO_SERVICE_PORT, ISTIO_NETWORKING_API_VERSION
-from dynamo_pulumi.naming import normalize_kube_resource_name
+from dynamo_pulumi.floor.constants import (
+    DEFAULT_INGRESS_SUFFIX,
+    DYNAMO_SERVICE_PORT,
+    ISTIO_NETWORKING_API_VERSION,
+)
+from dynamo_pulumi.floor.naming import normalize_kube_resource_name
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import ComponentContext

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     LWS_API_VERSION,
     ROLE_LEADER,
     ROLE_WORKER,
 )
-from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.naming import lws_name
+from dynamo_pulumi.floor.naming import lws_name
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta, with_go_container_fields
 from dynamo_pulumi.render.objects.context import ComponentContext
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DYNAMO_SYSTEM_PORT,
     DYNAMO_SYSTEM_PORT_NAME,
     KUBE_ANNOTATION_DYNAMO_BASE_MODEL,
@@ -16,7 +16,7 @@ from dynamo_pulumi.constants import (
     LABEL_MANAGED_BY,
     MANAGED_BY_DYNAMO_OPERATOR,
 )
-from dynamo_pulumi.naming import model_name_hash, model_service_name
+from dynamo_pulumi.floor.naming import model_name_hash, model_service_name
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import ComponentContext
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     APP_COMPONENT_RBAC,
     APP_LABEL_COMPONENT,
     APP_LABEL_MANAGED_BY,
@@ -20,7 +20,7 @@ from dynamo_pulumi.constants import (
     MANAGED_BY_DYNAMO_OPERATOR,
     PLANNER_SERVICE_ACCOUNT_NAME,
 )
-from dynamo_pulumi.naming import (
+from dynamo_pulumi.floor.naming import (
     discovery_service_account_name,
     rbac_name_label_value,
     role_binding_name,

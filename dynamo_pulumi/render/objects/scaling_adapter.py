@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DYNAMO_API_VERSION_V1ALPHA1,
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,

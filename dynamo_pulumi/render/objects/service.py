@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_FRONTEND,
     DCD_WORKLOAD_ROLE_LABEL,
@@ -27,7 +27,7 @@ from dynamo_pulumi.constants import (
     KUBE_LABEL_VALUE_TRUE,
     ROLE_LEADER,
 )
-from dynamo_pulumi.naming import component_service_name
+from dynamo_pulumi.floor.naming import component_service_name
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import ComponentContext
 

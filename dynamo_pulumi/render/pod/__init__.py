@@ -24,7 +24,8 @@ import dataclasses
 from typing import Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     DEFAULT_SECURITY_CONTEXT_FS_GROUP,
     DEFAULT_SERVICE_ACCOUNT_NAME,
     DISCOVERY_BACKEND_KUBERNETES,
@@ -34,8 +35,8 @@ from dynamo_pulumi.constants import (
     WORKER_COMPONENT_TYPES,
     WORKLOAD_PROVIDER_COMPONENT,
 )
-from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.naming import discovery_service_account_name
+from dynamo_pulumi.floor.naming import discovery_service_account_name
+from dynamo_pulumi.model.runtime_version import resolve_runtime_version
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.pod import failover, gms, metadata, sidecars, volumes
@@ -44,7 +45,6 @@ from dynamo_pulumi.render.pod.defaults.common import KUBE_DISCOVERY_MODE_POD, st
 from dynamo_pulumi.render.pod.merge import add_env_user_wins, clone, merge_container, merge_pod_spec
 from dynamo_pulumi.render.pod.pull_secrets import apply_image_pull_secrets
 from dynamo_pulumi.render.pod.quantity import canonicalize_pod_quantities
-from dynamo_pulumi.runtime_version import resolve_runtime_version
 
 __all__ = ["build_pod_spec", "build_pod_template", "defaults_context"]
 

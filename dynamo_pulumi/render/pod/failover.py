@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     BACKEND_FRAMEWORK_VLLM,
     DYNAMO_FPM_BASE_PORT,
     DYNAMO_SYSTEM_PORT,
     VLLM_MP_MASTER_PORT,
 )
-from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.render.objects.common import copy_tree
 from dynamo_pulumi.render.pod.gms import GMS_INTRA_POD_MOUNT_PATH
 

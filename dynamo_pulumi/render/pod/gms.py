@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import KUBE_RESOURCE_GPU_NVIDIA, MAIN_CONTAINER_NAME
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import KUBE_RESOURCE_GPU_NVIDIA, MAIN_CONTAINER_NAME
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, scalar_gpu_count
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 

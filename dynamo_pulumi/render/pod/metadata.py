@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_WORKER,
     DCD_WORKLOAD_ROLE_LABEL,
@@ -60,7 +60,7 @@ from dynamo_pulumi.constants import (
     ROLE_MAIN,
     WORKER_COMPONENT_TYPES,
 )
-from dynamo_pulumi.naming import dcd_name, dynamo_namespace, is_worker_type, model_name_hash
+from dynamo_pulumi.floor.naming import dcd_name, dynamo_namespace, is_worker_type, model_name_hash
 from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.dcd_identity import (
     DISAGG_TYPES,

@@ -16,7 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import KUBE_ANNOTATION_DISABLE_IMAGE_PULL_SECRET_DISCOVERY, KUBE_LABEL_VALUE_TRUE
+from dynamo_pulumi.floor.constants import (
+    KUBE_ANNOTATION_DISABLE_IMAGE_PULL_SECRET_DISCOVERY,
+    KUBE_LABEL_VALUE_TRUE,
+)
 from dynamo_pulumi.render.pod.merge import is_empty
 
 if TYPE_CHECKING:

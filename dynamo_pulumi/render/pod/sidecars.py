@@ -14,13 +14,14 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_FRONTEND,
     DYNAMO_SYSTEM_PORT,
     DYNAMO_SYSTEM_PORT_NAME,
     RUNTIME_SIDECAR_CONTAINER_NAME,
 )
-from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.model.runtime_version import parse_image_tag_version
 from dynamo_pulumi.render.pod.defaults import frontend
 from dynamo_pulumi.render.pod.defaults.common import (
     DefaultsContext,
@@ -36,7 +37,6 @@ from dynamo_pulumi.render.pod.defaults.worker import (
 )
 from dynamo_pulumi.render.pod.merge import add_env_user_wins, merge_container
 from dynamo_pulumi.render.pod.volumes import append_missing_mounts
-from dynamo_pulumi.runtime_version import parse_image_tag_version
 
 if TYPE_CHECKING:
     from dynamo_pulumi.platform import Platform

@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.quantity import parse_quantity
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     BACKEND_FRAMEWORK_VLLM,
     DEFAULT_SHARED_MEMORY_MOUNT_PATH,
     DEFAULT_SHARED_MEMORY_SIZE,
     DEFAULT_VLLM_CACHE_MOUNT_POINT,
     KUBE_VALUE_NAME_SHARED_MEMORY,
 )
-from dynamo_pulumi.errors import RenderError
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.placeholders import contains_output_token
 from dynamo_pulumi.render.pod.merge import clone
 from dynamo_pulumi.render.pod.quantity import canonical_quantity
 

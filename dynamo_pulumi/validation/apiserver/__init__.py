@@ -7,7 +7,7 @@ with one name, a 16-character port name, a toleration effect outside the enum).
 One module per concern: :mod:`.resources` (quantities), :mod:`.containers`, :mod:`.ports`,
 :mod:`.env`, :mod:`.volumes`, :mod:`.probes`, :mod:`.enums`, :mod:`.selectors`,
 :mod:`.services`, and :mod:`.pod` (one pod spec, and where the pod specs of an object are).
-The verdict (:mod:`dynamo_pulumi.verdict`) runs :func:`rendered_object_errors` over every rendered
+The verdict (:mod:`dynamo_pulumi.verdict.deployability`) runs :func:`rendered_object_errors` over every rendered
 object and reports each error where the user wrote the value (:mod:`.source_paths`).
 """
 

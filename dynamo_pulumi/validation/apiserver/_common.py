@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.placeholders import contains_output_token
 
 
 def mapping(value: Any) -> Mapping[str, Any]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, duplicate, forbidden, invalid, not_supported, required
-from dynamo_pulumi.kube_names import dns1123_label_problems
+from dynamo_pulumi.floor.kube_names import dns1123_label_problems
 from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
 from dynamo_pulumi.validation.apiserver.enums import PULL_POLICIES, TERMINATION_MESSAGE_POLICIES, enum_errors
 from dynamo_pulumi.validation.apiserver.env import env_errors, env_from_errors

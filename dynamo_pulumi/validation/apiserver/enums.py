@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, invalid, not_supported
-from dynamo_pulumi.kube_names import label_key_problems, label_value_problems
+from dynamo_pulumi.floor.kube_names import label_key_problems, label_value_problems
 from dynamo_pulumi.validation.apiserver._common import items, mapping, text
 
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")

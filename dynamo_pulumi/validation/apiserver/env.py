@@ -18,7 +18,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, invalid, not_supported, required
-from dynamo_pulumi.kube_names import annotation_key_problems, dns1123_subdomain_problems, label_key_problems
+from dynamo_pulumi.floor.kube_names import (
+    annotation_key_problems,
+    dns1123_subdomain_problems,
+    label_key_problems,
+)
 from dynamo_pulumi.validation.apiserver._common import items, mapping, text
 
 _VALUE_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")

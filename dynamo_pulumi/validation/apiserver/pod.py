@@ -15,8 +15,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, not_supported, required
-from dynamo_pulumi.kube_names import dns1123_label_problems, dns1123_subdomain_problems
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.kube_names import dns1123_label_problems, dns1123_subdomain_problems
+from dynamo_pulumi.floor.placeholders import contains_output_token
 from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
 from dynamo_pulumi.validation.apiserver.containers import containers_errors
 from dynamo_pulumi.validation.apiserver.enums import (

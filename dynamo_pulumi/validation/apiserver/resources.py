@@ -21,8 +21,8 @@ from typing import Any
 
 from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
-from dynamo_pulumi.kube_names import label_key_problems
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.kube_names import label_key_problems
+from dynamo_pulumi.floor.placeholders import contains_output_token
 from dynamo_pulumi.validation.apiserver._common import mapping
 
 NEGATIVE_MESSAGE = "must be greater than or equal to 0"

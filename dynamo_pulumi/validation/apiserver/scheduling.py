@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, duplicate, invalid, not_supported, required
-from dynamo_pulumi.kube_names import dns1123_subdomain_problems
+from dynamo_pulumi.floor.kube_names import dns1123_subdomain_problems
 from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
 from dynamo_pulumi.validation.apiserver.selectors import label_selector_errors
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, not_supported, required
-from dynamo_pulumi.kube_names import label_key_problems
+from dynamo_pulumi.floor.kube_names import label_key_problems
 from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
 from dynamo_pulumi.validation.object_meta import label_errors
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path, duplicate, invalid, required
-from dynamo_pulumi.kube_names import dns1123_label_problems
+from dynamo_pulumi.floor.kube_names import dns1123_label_problems
 from dynamo_pulumi.validation.apiserver._common import integer, items, mapping, text
 from dynamo_pulumi.validation.apiserver.enums import PROTOCOLS, enum_errors
 from dynamo_pulumi.validation.apiserver.ports import port_num_or_name_errors, port_number_problems

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, duplicate, forbidden, invalid, required
-from dynamo_pulumi.kube_names import dns1123_label_problems
+from dynamo_pulumi.floor.kube_names import dns1123_label_problems
 from dynamo_pulumi.validation.apiserver._common import items, mapping, text
 
 #: The volume source fields of core/v1 ``VolumeSource``, in the API server's checking order.

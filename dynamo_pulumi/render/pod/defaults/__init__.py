@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_DECODE,
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_FRONTEND,

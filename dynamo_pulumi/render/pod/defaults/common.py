@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
     DISCOVERY_BACKEND_ETCD,
     DISCOVERY_BACKEND_KUBERNETES,
@@ -21,7 +21,7 @@ from dynamo_pulumi.constants import (
     ENV_PARENT_DGD_K8S_NAMESPACE,
     MAIN_CONTAINER_NAME,
 )
-from dynamo_pulumi.runtime_version import Version, runtime_gate_enabled
+from dynamo_pulumi.model.runtime_version import Version, runtime_gate_enabled
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import EPPConfig

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DYNAMO_METRICS_PORT_NAME,
     DYNAMO_NAMESPACE_PREFIX_ENV_VAR,
     EPP_CONFIG_FILE_NAME,

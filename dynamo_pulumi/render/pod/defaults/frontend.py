@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DYNAMO_CONTAINER_PORT_NAME,
     DYNAMO_NAMESPACE_PREFIX_ENV_VAR,
     DYNAMO_SERVICE_PORT,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DYNAMO_METRICS_PORT_NAME,
     DYNAMO_PLANNER_METRICS_PORT,
     DYNAMO_SYSTEM_PORT,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DYNAMO_FPM_BASE_PORT,
     DYNAMO_NAMESPACE_WORKER_SUFFIX_ENV_VAR,
     DYNAMO_NIXL_PORT,

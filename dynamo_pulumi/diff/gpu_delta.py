@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dynamo_pulumi.constants import KUBE_LABEL_DYNAMO_COMPONENT
-from dynamo_pulumi.placeholders import contains_output_token
+from dynamo_pulumi.floor.constants import KUBE_LABEL_DYNAMO_COMPONENT
+from dynamo_pulumi.floor.placeholders import contains_output_token
 from dynamo_pulumi.planning.outputs import ComponentSummary, summarize
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name

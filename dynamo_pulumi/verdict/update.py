@@ -7,7 +7,7 @@
   webhook's words as the reason. When NEW could not be created either, nothing can apply it.
 * **render** mode never sends the custom resource, so the webhook's update rules do not apply:
   NEW only has to pass create admission and the render-mode refusals
-  (:func:`dynamo_pulumi.deploy_mode.operator_only_errors`); what the webhook would have refused is
+  (:func:`dynamo_pulumi.model.deploy_mode.operator_only_errors`); what the webhook would have refused is
   reported as a planned replacement (the rendered objects it touches are replaced or updated).
 
 Who sends NEW matters for one rule: replicas of a component with a ``scalingAdapter`` belong to
@@ -29,15 +29,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
-from dynamo_pulumi.deploy_mode import (
+from dynamo_pulumi.errors import FieldError
+from dynamo_pulumi.loading.documents import LoadedObject, admit_loaded, alpha_rule_path
+from dynamo_pulumi.model.deploy_mode import (
     RESTART_IN_RENDER_MODE,
     Mode,
     check_mode,
     operator_only_errors,
     render_mode_notes,
 )
-from dynamo_pulumi.errors import FieldError
-from dynamo_pulumi.loading import LoadedObject, admit_loaded, alpha_rule_path
 from dynamo_pulumi.validation.admission import validate_update
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ def _render_mode_advice(errors: list[FieldError]) -> list[FieldError]:
 def _as_the_webhook_reports(errors: list[FieldError], loaded: LoadedObject) -> list[FieldError]:
     """Update errors of a v1alpha1 request where the webhook reports them: it judges the converted
     v1beta1 object, so at v1beta1 paths (``spec.components[0]...``), except the runtime-version
-    and EPP rules, which it reports at the alpha paths (:func:`~dynamo_pulumi.loading.alpha_rule_path`,
+    and EPP rules, which it reports at the alpha paths (:func:`~dynamo_pulumi.loading.documents.alpha_rule_path`,
     as on create). The file position still points at the alpha field (``locate``)."""
     if not loaded.is_alpha:
         return list(errors)

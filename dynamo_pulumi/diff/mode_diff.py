@@ -1,6 +1,6 @@
 """``diff`` per mode: what ``pulumi up`` from OLD to NEW does, with the same verdict as ``validate --old``.
 
-* render mode: the rendered objects are diffed as before (:func:`dynamo_pulumi.diffing.diff_plans`),
+* render mode: the rendered objects are diffed as before (:func:`dynamo_pulumi.diff.diffing.diff_plans`),
   and the operator's update rules OLD -> NEW breaks are listed as planned replacements (they do not
   apply: no DGD is sent, the objects they touch are replaced or updated);
 * operator mode: one line for the DGD/DCD custom resource, ``replace`` exactly when the update
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dynamo_pulumi.diffing import (
+from dynamo_pulumi.diff.diffing import (
     Action,
     GraphDiff,
     ObjectChange,
@@ -31,15 +31,15 @@ from dynamo_pulumi.diffing import (
     type_token,
     worker_hash_of,
 )
-from dynamo_pulumi.expansion import without_paths
+from dynamo_pulumi.diff.worker_revision import RevisionChange
+from dynamo_pulumi.floor.expansion import without_paths
 from dynamo_pulumi.planning.operator_mode import (
     custom_resource_document,
     scaled_replica_paths,
 )
 from dynamo_pulumi.planning.options import ignore_changes
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, stable_name
-from dynamo_pulumi.validation.update_verdict import UpdateVerdict
-from dynamo_pulumi.worker_revision import RevisionChange
+from dynamo_pulumi.verdict.update import UpdateVerdict
 
 WEBHOOK_REASON = "the operator's update webhook refuses this in place, so the custom resource is replaced"
 TRIGGER_REASON = (
@@ -116,7 +116,7 @@ class _Predicted:
 
 
 def _prediction(plan: GraphPlan | None) -> dict[tuple[str, str, str], _Predicted]:
-    """The predicted objects (as :func:`dynamo_pulumi.expansion.plan_prediction` digests them)
+    """The predicted objects (as :func:`dynamo_pulumi.floor.expansion.plan_prediction` digests them)
     keyed by kind, apiVersion and name without the worker hash, with their owner."""
     if plan is None or plan.mode != "operator":
         return {}

@@ -19,7 +19,7 @@ from functools import lru_cache, total_ordering
 from typing import Any
 
 from dynamo_pulumi.api import pods
-from dynamo_pulumi.constants import KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION
+from dynamo_pulumi.floor.constants import KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION
 
 #: A tag counts only if it is a full semantic version, optionally prefixed by v/V.
 _IMAGE_TAG_PATTERN = re.compile(

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     GROVE_ROLE_SUFFIX_GMS,
     GROVE_ROLE_SUFFIX_LEADER,
     GROVE_ROLE_SUFFIX_WORKER,
     MAX_COMBINED_GROVE_RESOURCE_NAME_LENGTH,
 )
-from dynamo_pulumi.naming import fnv_suffix
+from dynamo_pulumi.floor.naming import fnv_suffix
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import (

@@ -2,7 +2,7 @@
 
 Apart from the models (:mod:`dynamo_pulumi.platform`, which re-exports everything here) so that
 the CLI can read a platform file without importing pydantic: with ``twins=True`` valid settings
-load as the model's pydantic-free twin (:mod:`dynamo_pulumi.api.twin`). The file is read like a
+load as the model's pydantic-free twin (:mod:`dynamo_pulumi.model.twin`). The file is read like a
 graph file (``sources.read_text_file``, ``yaml_source`` positions); mistakes are reported at the
 platform file's own paths (``operatorVersion``) with their ``file:line:col``.
 """
@@ -13,14 +13,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import FieldError, InputError, invalid
-from dynamo_pulumi.platform_helpers import PlatformHelpers
-from dynamo_pulumi.sources import is_path
+from dynamo_pulumi.floor.sources import is_path
+from dynamo_pulumi.model.platform_helpers import PlatformHelpers
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from dynamo_pulumi.floor.yaml_source import DocumentPositions
     from dynamo_pulumi.platform import Platform
-    from dynamo_pulumi.yaml_source import DocumentPositions
 
 DEFAULT_OPERATOR_VERSION = "1.6.0"
 
@@ -28,7 +28,7 @@ DEFAULT_OPERATOR_VERSION = "1.6.0"
 def default_platform(*, twins: bool = False) -> Platform:
     """The operator's defaults (``twins``: as the pydantic-free twin, when the shapes are fresh)."""
     if twins:
-        from dynamo_pulumi.api.twin import PLATFORM_MODEL, from_wire
+        from dynamo_pulumi.model.twin import PLATFORM_MODEL, from_wire
 
         found = from_wire(PLATFORM_MODEL, {})
         if found is not None:
@@ -54,7 +54,7 @@ def load_platform(source: str | Path | dict[str, Any] | Platform | None, *, twin
         data = source
     if not isinstance(data, dict):
         raise InputError("platform settings must be a mapping", name)
-    from dynamo_pulumi.input_hints import graph_given_as_platform_hint, helm_values_hint
+    from dynamo_pulumi.model.input_hints import graph_given_as_platform_hint, helm_values_hint
 
     hint = graph_given_as_platform_hint(data) or helm_values_hint(data)
     if hint:
@@ -69,7 +69,7 @@ def load_platform(source: str | Path | dict[str, Any] | Platform | None, *, twin
 
 
 def _twin(data: dict[str, Any]) -> Platform | None:
-    from dynamo_pulumi.api.twin import PLATFORM_MODEL, from_wire
+    from dynamo_pulumi.model.twin import PLATFORM_MODEL, from_wire
 
     return from_wire(PLATFORM_MODEL, data)  # type: ignore[no-any-return]
 
@@ -90,8 +90,8 @@ def _model(data: dict[str, Any], name: str, positions: DocumentPositions | None)
 def _read_platform_file(name: str) -> tuple[Any, DocumentPositions | None]:
     """The one YAML document of a platform file and where its fields are, read as graph files
     are read: a directory or a device is an error saying so, YAML errors name ``file:line:col``."""
-    from dynamo_pulumi.sources import read_text_file
-    from dynamo_pulumi.yaml_source import YamlSyntaxError, parse_documents
+    from dynamo_pulumi.floor.sources import read_text_file
+    from dynamo_pulumi.floor.yaml_source import YamlSyntaxError, parse_documents
 
     try:
         documents = parse_documents(read_text_file(name), name)
@@ -128,7 +128,7 @@ class PlatformError(InputError):
 
 def _value_errors(platform: Platform) -> list[FieldError]:
     """Values the schema admits but the operator cannot use."""
-    from dynamo_pulumi.runtime_version import parse_origin_version
+    from dynamo_pulumi.model.runtime_version import parse_origin_version
 
     if parse_origin_version(platform.operator_version) is None:
         return [

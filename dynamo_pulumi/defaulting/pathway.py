@@ -16,14 +16,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.constants import (
     KUBE_ANNOTATION_ENABLE_GROVE,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
     KUBE_LABEL_VALUE_FALSE,
     WORKLOAD_PROVIDER_COMPONENT,
     WORKLOAD_PROVIDER_GROVE,
 )
-from dynamo_pulumi.errors import RenderError
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     DNS1123_LABEL_MAX_LENGTH,
     GLOBAL_DYNAMO_NAMESPACE,
     K8S_SERVICE_DISCOVERY_SA_SUFFIX,

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from dynamo_pulumi.constants import (
+from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_LPX,
     GROVE_API_VERSION,
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
@@ -39,7 +39,7 @@ from dynamo_pulumi.constants import (
     ROLE_WORKER,
     WORKLOAD_PROVIDER_GROVE,
 )
-from dynamo_pulumi.platform_file import default_platform
+from dynamo_pulumi.model.platform_file import default_platform
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import (
@@ -170,7 +170,7 @@ def workload_provider_after_defaulting(
     if operation == "create":
         # Late: importing the render package here would load the whole renderer into
         # ``validate`` (about 40 ms of start-up for one pure function).
-        from dynamo_pulumi.render.pathway import provider_from_intent
+        from dynamo_pulumi.defaulting.pathway import provider_from_intent
 
         return str(provider_from_intent(dgd, platform))
     return dgd.annotations.get(KUBE_ANNOTATION_WORKLOAD_PROVIDER)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from dynamo_pulumi.constants import DNS1123_LABEL_MAX_LENGTH, LABEL_VALUE_MAX_LENGTH
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.constants import DNS1123_LABEL_MAX_LENGTH, LABEL_VALUE_MAX_LENGTH
 
 #: ``IsDNS1123Label``: lower-case alphanumerics and '-', alphanumeric at both ends.
 DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
-from dynamo_pulumi.deploy_mode import Mode
 from dynamo_pulumi.errors import (
     ErrorType,
     FieldError,
@@ -36,16 +35,17 @@ from dynamo_pulumi.errors import (
     RenderError,
     invalid,
 )
-from dynamo_pulumi.kube_names import dns1123_label_problems
-from dynamo_pulumi.loading import LoadedObject, locate
-from dynamo_pulumi.platform_file import default_platform
+from dynamo_pulumi.floor.kube_names import dns1123_label_problems
+from dynamo_pulumi.loading.documents import LoadedObject, locate
+from dynamo_pulumi.model.deploy_mode import Mode
+from dynamo_pulumi.model.platform_file import default_platform
 from dynamo_pulumi.validation.object_meta import object_meta_errors, rendered_object_errors
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
     from dynamo_pulumi.platform import Platform
     from dynamo_pulumi.render import RenderResult
-    from dynamo_pulumi.validation.update_verdict import UpdateVerdict
+    from dynamo_pulumi.verdict.update import UpdateVerdict
 
     Graph = DynamoGraphDeployment | DynamoComponentDeployment
     Subject = LoadedObject | Graph
@@ -101,7 +101,7 @@ def judge(
     """The deployability verdict of one DGD or DCD (a loaded object keeps its v1alpha1 paths).
 
     ``namespace`` is the target namespace (default: the object's, else ``default``); ``old`` the
-    object as deployed now, for an update (:mod:`dynamo_pulumi.validation.update_verdict` decides
+    object as deployed now, for an update (:mod:`dynamo_pulumi.verdict.update` decides
     per mode); ``objects`` the other Kubernetes objects beside the graph (DRA claim templates).
     In operator mode the rendering is the prediction, made from the custom resource as it is sent,
     and a rendering refusal is no error (the operator renders in the cluster): the prediction is
@@ -110,7 +110,7 @@ def judge(
     refusals are (there is nothing to print without the rendering). ``client`` says who sends an
     update: ``"pulumi"`` leaves scaling-adapter replicas out, ``"kubectl"`` sends the file as written.
     """
-    from dynamo_pulumi.deploy_mode import check_mode
+    from dynamo_pulumi.model.deploy_mode import check_mode
 
     checked = check_mode(mode)
     loaded = subject if isinstance(subject, LoadedObject) else LoadedObject(object=subject)
@@ -133,7 +133,7 @@ def judge(
 def _sent_errors(loaded: LoadedObject) -> list[FieldError]:
     """What the API server refuses in the custom resource operator mode sends (v1beta1), beyond
     what admission of the file as written checks: at the paths the user wrote."""
-    from dynamo_pulumi.deploy_mode import sent_type_errors
+    from dynamo_pulumi.model.deploy_mode import sent_type_errors
 
     errors = sent_type_errors(loaded.object)  # type: ignore[arg-type]
     return [loaded.path_map.map_error(e) for e in errors] if loaded.is_alpha else errors
@@ -159,7 +159,7 @@ def _rendered(
     mode sends it), or with rendering's refusals as errors (``refusals_warn``: as a warning and an
     empty prediction). ``stored``: the object as create admission defaulted it, rendered as it is
     (defaulting commutes with leaving out the metadata operator mode does not send)."""
-    from dynamo_pulumi.deploy_mode import sent_in_operator_mode
+    from dynamo_pulumi.model.deploy_mode import sent_in_operator_mode
     from dynamo_pulumi.render import RenderResult, render_graph  # late: a refused graph never pays for it
 
     graph = loaded.object if stored is None else stored
@@ -227,7 +227,7 @@ def _admission(
 ) -> UpdateVerdict:
     """Create or update admission in ``mode``, errors at the paths the user wrote (alpha paths
     for alpha); render mode adds the refusals of what needs the operator."""
-    from dynamo_pulumi.validation.update_verdict import create_verdict, update_verdict
+    from dynamo_pulumi.verdict.update import create_verdict, update_verdict
 
     if old is None:
         return create_verdict(loaded, platform, mode, namespace)

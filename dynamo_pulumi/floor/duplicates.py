@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dynamo_pulumi.errors import ErrorType, FieldError, GraphValidationError
-from dynamo_pulumi.yaml_source import DocumentPositions
+from dynamo_pulumi.floor.yaml_source import DocumentPositions
 
 RawDocument = tuple[Any, DocumentPositions | None]
 Identity = tuple[str, str, str, str]

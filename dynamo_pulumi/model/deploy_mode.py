@@ -10,7 +10,7 @@ Some features need the operator's own objects or controllers, so render mode ref
 error that names operator mode (``dynamo-pulumi render`` still prints what the operator would make):
 
 * a planner that scales through the Kubernetes API (its default connector): it reads and patches
-  the DGD or its scaling adapters (:mod:`dynamo_pulumi.planner_connector`);
+  the DGD or its scaling adapters (:mod:`dynamo_pulumi.model.planner_connector`);
 * an LPX component: the LPX controller builds it from the operator's build registry;
 * a checkpoint (``experimental.checkpoint.enabled``): the operator creates the DynamoCheckpoint and
   its job, and the Snapshot operator takes and restores it;
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from dynamo_pulumi.api.kinds import ComponentType
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
-from dynamo_pulumi.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
 from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden, not_supported
-from dynamo_pulumi.planner_connector import planner_connector
+from dynamo_pulumi.floor.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
+from dynamo_pulumi.model.planner_connector import planner_connector
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import (

@@ -27,7 +27,7 @@ from typing import Any
 import pulumi
 
 from dynamo_pulumi.api.v1beta1 import DCD_KIND
-from dynamo_pulumi.deploy_mode import DEFAULT_MODE
+from dynamo_pulumi.model.deploy_mode import DEFAULT_MODE
 from dynamo_pulumi.planning.placement import GpuPlacement
 from dynamo_pulumi.planning.plan import DefaultNamespace, GraphPlan, SpecSource, plan_graph
 from dynamo_pulumi.platform import Platform

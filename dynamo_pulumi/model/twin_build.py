@@ -1,6 +1,6 @@
 """The shapes of the models, read from pydantic's own schema, for their pydantic-free twins.
 
-:mod:`dynamo_pulumi.api.twin` builds a valid wire object without importing pydantic (whose
+:mod:`dynamo_pulumi.model.twin` builds a valid wire object without importing pydantic (whose
 import alone is several times a bare interpreter's start). It needs what pydantic knows about
 every model: field names and wire names in declaration order, defaults, and for each field the
 types and bounds it admits. This module reads them from the models' *core schema* (what
@@ -9,12 +9,12 @@ the models'), writes them to ``dynamo_pulumi/data/twins.json``, and refuses any 
 the twins do not implement, so a new kind of field cannot be validated silently differently.
 ``tests/test_twins.py`` fails when the shipped file is stale. Regenerate with::
 
-    python -m dynamo_pulumi.api.twin_build > dynamo_pulumi/data/twins.json
+    python -m dynamo_pulumi.model.twin_build > dynamo_pulumi/data/twins.json
 
 Each model also names its helper classes (the pydantic-free mixins in its bases,
 :mod:`dynamo_pulumi.api.v1beta1_helpers`), which the twin inherits, and the shipped file
 records a checksum of each model source, so an edited model whose shapes were not regenerated
-is never twinned (:func:`dynamo_pulumi.api.twin.fresh`).
+is never twinned (:func:`dynamo_pulumi.model.twin.fresh`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def qualified(cls: type) -> str:
 
 
 def source_sums(root: Path = PACKAGE_ROOT) -> dict[str, int]:
-    """CRC-32 of each model source, as :func:`dynamo_pulumi.api.twin.fresh` computes it."""
+    """CRC-32 of each model source, as :func:`dynamo_pulumi.model.twin.fresh` computes it."""
     return {name: zlib.crc32((root / name).read_bytes()) for name in SOURCES}
 
 

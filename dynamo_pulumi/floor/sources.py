@@ -1,6 +1,6 @@
 """Where input text comes from: a file, standard input (via the CLI), YAML text, or data.
 
-Reading is separate from loading objects (:mod:`dynamo_pulumi.loading`) because it is where the
+Reading is separate from loading objects (:mod:`dynamo_pulumi.loading.documents`) because it is where the
 outside world's failures surface: a missing file, a directory or a device where a file was
 expected, unreadable or non-UTF-8 bytes. Each is one :class:`InputError` saying what the path is.
 The CLI reads its inputs itself (:class:`SourceText`), so only text the user marked as text is
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 from dynamo_pulumi.errors import InputError
-from dynamo_pulumi.yaml_source import DocumentPositions, parse_documents
+from dynamo_pulumi.floor.yaml_source import DocumentPositions, parse_documents
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
+from dynamo_pulumi.diff.worker_revision import RevisionChange, revision_change
 from dynamo_pulumi.planning.options import IDENTITY_PATHS, ignore_changes, rules_for
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
 from dynamo_pulumi.planning.tokens import DCD_TYPE
 from dynamo_pulumi.render.worker_hash import compute_worker_hash
-from dynamo_pulumi.worker_revision import RevisionChange, revision_change
 
 Action = Literal["create", "update", "replace", "delete", "same"]
 ACTIONS: tuple[Action, ...] = ("create", "update", "replace", "delete", "same")

@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING, Any
 from dynamo_pulumi.api.kinds import API_GROUP, API_VERSION, DCD_KIND, DGD_KIND, KIND_NAMES
 from dynamo_pulumi.api.path_map import PathMap
 from dynamo_pulumi.api.wire_errors import openapi_type
-from dynamo_pulumi.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
-from dynamo_pulumi.duplicates import duplicate_errors
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
-from dynamo_pulumi.sources import Source, read_raw_documents
+from dynamo_pulumi.floor.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
+from dynamo_pulumi.floor.duplicates import duplicate_errors
+from dynamo_pulumi.floor.sources import Source, read_raw_documents
 
-# Re-exported: reading inputs moved to dynamo_pulumi.sources, callers of loading keep working.
-from dynamo_pulumi.sources import SourceText as SourceText
-from dynamo_pulumi.sources import parse_yaml as parse_yaml
-from dynamo_pulumi.sources import read_documents as read_documents
-from dynamo_pulumi.sources import read_text_file as read_text_file
-from dynamo_pulumi.yaml_source import DocumentPositions
+# Re-exported: reading inputs moved to dynamo_pulumi.floor.sources, callers of loading keep working.
+from dynamo_pulumi.floor.sources import SourceText as SourceText
+from dynamo_pulumi.floor.sources import parse_yaml as parse_yaml
+from dynamo_pulumi.floor.sources import read_documents as read_documents
+from dynamo_pulumi.floor.sources import read_text_file as read_text_file
+from dynamo_pulumi.floor.yaml_source import DocumentPositions
 
 if TYPE_CHECKING:  # the v1alpha1 models and the conversion are imported for alpha input only
     from dynamo_pulumi.api.v1alpha1 import AlphaObject
@@ -97,7 +97,7 @@ def _check_header(doc: Any, source: str) -> tuple[str, str]:
         raise InputError(f"expected a mapping (a Kubernetes object), got {openapi_type(doc)}", source)
     api_version, kind = doc.get("apiVersion"), doc.get("kind")
     if not isinstance(api_version, str) or not api_version:
-        from dynamo_pulumi.input_hints import helm_values_hint, platform_given_as_graph_hint
+        from dynamo_pulumi.model.input_hints import helm_values_hint, platform_given_as_graph_hint
 
         hint = helm_values_hint(doc) or platform_given_as_graph_hint(doc)
         raise InputError(f"object has no apiVersion; {hint}" if hint else "object has no apiVersion", source)
@@ -209,7 +209,7 @@ def _twin(doc: Mapping[str, Any]) -> Any:
     """The pydantic-free twin of a v1beta1 object that the schema (the models' and the embedded
     pod templates') admits, or None: then the model is built, and reports any error."""
     from dynamo_pulumi.api.pod_schema import object_errors
-    from dynamo_pulumi.api.twin import KIND_MODELS, from_wire
+    from dynamo_pulumi.model.twin import KIND_MODELS, from_wire
 
     model = KIND_MODELS.get(str(doc.get("kind")))
     twin = from_wire(model, doc) if model is not None else None
@@ -241,7 +241,7 @@ def _check_beside_metadata(doc: Mapping[str, Any], kind: str, positions: Documen
     from dynamo_pulumi.api.parse import object_name, unknown_field
     from dynamo_pulumi.api.suggest import declared_at
     from dynamo_pulumi.api.v1beta1 import ObjectMeta
-    from dynamo_pulumi.suggest import nearest
+    from dynamo_pulumi.floor.suggest import nearest
 
     metadata = doc.get("metadata")
     if not isinstance(metadata, Mapping):
@@ -288,7 +288,7 @@ class DocumentOutcome:
 def load_each(source: Source, *, twins: bool = False) -> Iterator[DocumentOutcome]:
     """Every document of ``source``, loaded one by one. Reading or YAML errors of the whole
     input raise InputError before the first document. ``twins``: a valid v1beta1 object is
-    loaded as its pydantic-free twin (:mod:`dynamo_pulumi.api.twin`), for the CLI's ``validate``
+    loaded as its pydantic-free twin (:mod:`dynamo_pulumi.model.twin`), for the CLI's ``validate``
     and ``render``, whose objects never reach a user's program."""
     docs, where = read_raw_documents(source)
     duplicates = duplicate_errors(docs)

@@ -6,7 +6,7 @@ is an object of a plain class with the model's name, fields, helpers (the same m
 :mod:`dynamo_pulumi.api.v1beta1_helpers`) and the part of the model API the stages use:
 ``model_fields_set``, ``model_copy``, ``to_wire``, ``model_validate``, equality and ``repr``. It
 is built from a wire dict by the shapes pydantic itself validates with (read by
-:mod:`dynamo_pulumi.api.twin_build` into ``data/twins.json``), and only when the answer is
+:mod:`dynamo_pulumi.model.twin_build` into ``data/twins.json``), and only when the answer is
 certain: every value of exactly the type the schema admits, every bound and pattern met, no
 unknown or Python-spelt key. Anything else (an error, a value pydantic would coerce, a string
 a pattern engine might read differently) is *unsure*, and the caller builds the model with
@@ -14,7 +14,7 @@ pydantic instead, so a twin exists only where the model would hold the same valu
 ``tests/test_twins.py`` holds both equal over the corpus and mutated graphs: the same fields,
 values, ``to_wire``, ``repr`` and verdict.
 
-Only the CLI's ``validate`` and ``render`` load twins (:func:`dynamo_pulumi.loading.load_each`
+Only the CLI's ``validate`` and ``render`` load twins (:func:`dynamo_pulumi.loading.documents.load_each`
 with ``twins=True``); everything a user's program receives stays a pydantic model. When a model
 source changed since the shapes were read (:func:`fresh`), no twin is built at all.
 """

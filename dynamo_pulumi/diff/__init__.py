@@ -1,0 +1,1 @@
+"""Diffs between two renders: worker revisions, GPU deltas, object diffs and mode changes."""

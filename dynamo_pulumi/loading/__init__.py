@@ -1,0 +1,1 @@
+"""Loading: manifest documents read into graphs and standalone components (``documents``)."""
