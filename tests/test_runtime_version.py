@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import semver
 from hypothesis import given
@@ -16,8 +18,10 @@ from dynamo_pulumi.model.runtime_version import (
     origin_gate_enabled,
     origin_gate_enabled_for,
     parse_image_tag_version,
+    parse_origin_version,
     resolve_runtime_version,
     runtime_gate_enabled,
+    semver_parts,
 )
 
 
@@ -219,3 +223,51 @@ def test_versions_order_as_the_semver_package_orders_them(pair: tuple[str, str])
     assert (ours > 0) - (ours < 0) == theirs
     assert (Version.parse(left) == Version.parse(right)) == (semver.Version.parse(left) == semver.Version.parse(right))
     assert (Version.parse(left) < Version.parse(right)) == (semver.Version.parse(left) < semver.Version.parse(right))
+
+
+# --- the string parser against the patterns it replaced ------------------------------------------
+# The three regular expressions runtime_version.py compiled on every start until issue 24 (the
+# semver.org 2.0.0 pattern, the image-tag form with a v/V prefix, the operator's lenient origin
+# form), kept here as the oracle of ``semver_parts``.
+
+_NUMBER_RX = r"(?:0|[1-9][0-9]*)"
+_PRE_RX = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
+_PRERELEASE_RX = rf"(?:-({_PRE_RX}(?:\.{_PRE_RX})*))?"
+_BUILD_RX = r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?"
+STRICT_RX = re.compile(rf"({_NUMBER_RX})\.({_NUMBER_RX})\.({_NUMBER_RX}){_PRERELEASE_RX}{_BUILD_RX}\Z", re.ASCII)
+IMAGE_TAG_RX = re.compile(rf"^[vV]?({_NUMBER_RX})\.({_NUMBER_RX})\.({_NUMBER_RX}){_PRERELEASE_RX}{_BUILD_RX}$")
+LENIENT_RX = re.compile(rf"^v?({_NUMBER_RX})(?:\.({_NUMBER_RX}))?(?:\.({_NUMBER_RX}))?{_PRERELEASE_RX}{_BUILD_RX}$")
+
+_CHARS = "0123456789.-+vVab\n\u00b2\u0663"  # a superscript two and an Arabic-Indic three: digits, not ASCII
+VERSIONISH = st.one_of(
+    st.text(alphabet=_CHARS, max_size=16),
+    st.builds("".join, st.lists(st.sampled_from(["1", "0", "01", ".", "-", "+", "rc", "v", "V", "\n", "x-1"]), max_size=9)),
+)
+
+
+def _groups(match: re.Match[str] | None) -> tuple[object, ...] | None:
+    if match is None:
+        return None
+    major, minor, patch, pre, build = match.groups()
+    return int(major), int(minor or 0), int(patch or 0), pre, build
+
+
+@given(VERSIONISH)
+def test_semver_parts_is_the_strict_pattern(text: str) -> None:
+    assert semver_parts(text) == _groups(STRICT_RX.match(text))
+
+
+@given(VERSIONISH)
+def test_origin_versions_parse_as_the_lenient_pattern(text: str) -> None:
+    ours = parse_origin_version(text)
+    assert (None if ours is None else (ours.major, ours.minor, ours.patch, ours.prerelease, ours.build)) == _groups(
+        LENIENT_RX.match(text))
+
+
+@given(VERSIONISH)
+def test_image_tags_parse_as_the_image_tag_pattern(tag: str) -> None:
+    expected = _groups(IMAGE_TAG_RX.match(tag.strip()))
+    ours = parse_image_tag_version(f"nvcr.io/nvidia/runtime:{tag}")
+    if ":" in tag or "/" in tag or "@" in tag:
+        return
+    assert ours == (None if expected is None else Version(*expected[:3]))

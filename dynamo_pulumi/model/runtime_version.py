@@ -13,7 +13,6 @@ Gates are data (name -> threshold) so that renderers and validators ask one ques
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache, total_ordering
 from typing import Any
@@ -21,29 +20,49 @@ from typing import Any
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.floor.constants import KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION
 
-#: A tag counts only if it is a full semantic version, optionally prefixed by v/V.
-_IMAGE_TAG_PATTERN = re.compile(
-    r"^[vV]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(?:-((?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*))?"
-    r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
-)
+#: The characters of a pre-release or build identifier (semver.org 2.0.0, ASCII only).
+_IDENTIFIER_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-")
 
-#: The lenient form the operator accepts for the origin annotation ("v1.0", "1", "1.0.0-rc1").
-_LENIENT_PATTERN = re.compile(
-    r"^v?(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?(?:\.(0|[1-9][0-9]*))?"
-    r"(?:-((?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*))?"
-    r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
-)
+Parts = tuple[int, int, int, str | None, str | None]
 
-_NUMBER = r"(?:0|[1-9][0-9]*)"
-_PRERELEASE_ID = r"(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
-_BUILD_ID = r"[0-9a-zA-Z-]+"
-#: semver.org 2.0.0: ``MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]``, ASCII digits, nothing after it.
-_SEMVER = re.compile(
-    rf"({_NUMBER})\.({_NUMBER})\.({_NUMBER})(?:-({_PRERELEASE_ID}(?:\.{_PRERELEASE_ID})*))?"
-    rf"(?:\+({_BUILD_ID}(?:\.{_BUILD_ID})*))?\Z",
-    re.ASCII,
-)
+
+def _is_number(text: str) -> bool:
+    """``0|[1-9][0-9]*`` in ASCII digits."""
+    return text.isascii() and text.isdigit() and (text == "0" or text[0] != "0")
+
+
+def _are_identifiers(text: str, *, numbers_without_leading_zero: bool) -> bool:
+    """Dot-separated, non-empty identifiers of ``[0-9A-Za-z-]``; in a pre-release an all-digit
+    identifier is a number and has no leading zero."""
+    for identifier in text.split("."):
+        if not identifier or not _IDENTIFIER_CHARS.issuperset(identifier):
+            return False
+        if numbers_without_leading_zero and identifier.isdigit() and not _is_number(identifier):
+            return False
+    return True
+
+
+def semver_parts(text: str, *, release_numbers: int = 3) -> Parts | None:
+    """``MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]`` split and checked, None when ``text`` is not one.
+
+    ``release_numbers=1`` is the operator's lenient form of the origin annotation (``1``,
+    ``1.0``; the missing numbers are 0). Written with string methods, not a regular expression:
+    the three patterns this replaced were a twentieth of ``validate``'s start, compiled on every
+    run; ``tests/test_runtime_version.py`` holds the two equal. Identifiers cannot hold ``.``,
+    ``-`` before the first ``-`` or ``+``, so the first ``+`` starts the build and the first
+    ``-`` before it the pre-release, as the patterns' only way to match.
+    """
+    head, plus, build = text.partition("+")
+    if plus and not _are_identifiers(build, numbers_without_leading_zero=False):
+        return None
+    release, dash, prerelease = head.partition("-")
+    if dash and not _are_identifiers(prerelease, numbers_without_leading_zero=True):
+        return None
+    numbers = release.split(".")
+    if not release_numbers <= len(numbers) <= 3 or not all(_is_number(n) for n in numbers):
+        return None
+    major, minor, patch = (int(n) for n in (*numbers, "0", "0")[:3])
+    return major, minor, patch, prerelease if dash else None, build if plus else None
 
 
 @total_ordering
@@ -71,11 +90,10 @@ class Version:
             text = text.decode("UTF-8")
         elif not isinstance(text, str):
             raise TypeError(f"not expecting type '{type(text)}'")
-        match = _SEMVER.match(text)
-        if match is None:
+        parts = semver_parts(text)
+        if parts is None:
             raise ValueError(f"{text} is not valid SemVer string")
-        major, minor, patch, prerelease, build = match.groups()
-        return cls(int(major), int(minor), int(patch), prerelease, build)
+        return cls(*parts)
 
     def compare(self, other: Version) -> int:
         """Negative, zero or positive as ``self`` precedes, equals or follows ``other``."""
@@ -179,11 +197,9 @@ def parse_image_tag_version(image: Any) -> Version | None:
     if not isinstance(image, str):
         return None
     tag = image_tag(image).strip()
-    if not tag or not _IMAGE_TAG_PATTERN.match(tag):
-        return None
-    if tag[0] in "vV":
+    if tag[:1] in ("v", "V"):
         tag = tag[1:]
-    return parse_runtime_version(tag)
+    return parse_runtime_version(tag) if tag else None
 
 
 def runtime_container(pod_template: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -217,11 +233,10 @@ def parse_origin_version(value: str | None) -> Version | None:
     """The origin annotation parsed leniently (``v1.0`` -> 1.0.0); None when absent or invalid."""
     if value is None:
         return None
-    match = _LENIENT_PATTERN.match(value)
-    if not match:
-        return None
-    major, minor, patch, pre, build = match.groups()
-    return Version(int(major), int(minor or 0), int(patch or 0), pre, build)
+    if value[:1] == "v":
+        value = value[1:]
+    parts = semver_parts(value.removesuffix("\n"), release_numbers=1)  # ``$`` admits one final newline
+    return None if parts is None else Version(*parts)
 
 
 def origin_gate_enabled(gate: str, origin_annotation_value: str | None) -> bool:
