@@ -22,11 +22,12 @@ Pure: no Pulumi import, usable from the CLI.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
+
+from dynamo_pulumi.floor.digests import sha256_hex
 
 #: Hex characters of SHA-256 kept per object: 64 bits, plenty to tell two versions of one object apart.
 DIGEST_LENGTH = 16
@@ -52,7 +53,7 @@ def json_digest(value: Any) -> str:
     The one digest of JSON data: object digests here, the readiness resource's ``revision`` and
     the PodCliqueSet composition trigger all take it, so none can drift from the others.
     """
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:DIGEST_LENGTH]
+    return sha256_hex(canonical_json(value).encode("utf-8"))[:DIGEST_LENGTH]
 
 
 def object_digest(obj: Mapping[str, Any]) -> str:

@@ -6,8 +6,7 @@ renderer, the Pulumi layer and the readiness code all name things identically.
 
 from __future__ import annotations
 
-import hashlib
-
+from dynamo_pulumi.floor import digests
 from dynamo_pulumi.floor.constants import (
     DNS1123_LABEL_MAX_LENGTH,
     GLOBAL_DYNAMO_NAMESPACE,
@@ -29,7 +28,7 @@ _FNV32_PRIME = 0x01000193
 
 def sha256_hex(text: str) -> str:
     """Lowercase hex SHA-256 of the UTF-8 bytes of ``text``."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return digests.sha256_hex(text.encode("utf-8"))
 
 
 def fnv1a_32(text: str) -> int:

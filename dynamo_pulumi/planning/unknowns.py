@@ -22,7 +22,6 @@ an Output's value by the rendering (a model name hashed into a Service name, say
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.pulumi_args import is_input_object, plain
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.digests import sha256_hex
 from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE, is_deploy_time_value
 
 if TYPE_CHECKING:
@@ -56,11 +56,11 @@ class OutputTable:
     known: dict[str, Any] = field(default_factory=dict)
 
     def token_for(self, value: pulumi.Output[Any], path: str = "") -> str:
-        ident = hashlib.sha256(path.encode()).hexdigest()[:12]
+        ident = sha256_hex(path.encode())[:12]
         salt = 0
         while ident in self.outputs and self.outputs[ident] is not value:
             salt += 1
-            ident = hashlib.sha256(f"{path}#{salt}".encode()).hexdigest()[:12]
+            ident = sha256_hex(f"{path}#{salt}".encode())[:12]
         self.outputs[ident] = value
         self.paths[ident] = path
         return token(ident)
@@ -168,7 +168,7 @@ def token(ident: str) -> str:
 def probe_ident(ident: str) -> str:
     """Another valid token id for the same Output: the probe spelling stays a token, so schema
     checks still see an unknown value (not a string that fails a quantity pattern)."""
-    return hashlib.sha256(f"probe:{ident}".encode()).hexdigest()[:12]
+    return sha256_hex(f"probe:{ident}".encode())[:12]
 
 
 def replace_integer(value: Any, old: int, new: int) -> Any:

@@ -31,10 +31,10 @@ place by Kubernetes). Resolve Outputs before rendering when a new generation mus
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from dynamo_pulumi.floor.digests import sha256_hex
 from dynamo_pulumi.floor.naming import is_worker_type
 from dynamo_pulumi.model.runtime_version import resolve_runtime_version, runtime_gate_enabled
 from dynamo_pulumi.model.twin import DCD_MODEL, internal
@@ -111,7 +111,7 @@ def compute_worker_hash(graph: DynamoGraphDeployment, namespace: str) -> str:
     """The 8-hex worker generation hash of a graph ("" when it has no worker-type component)."""
     if not any(is_worker_type(c.type) for c in graph.components):
         return ""
-    digest = hashlib.sha256(_go_json(worker_hash_document(graph, namespace))).hexdigest()
+    digest = sha256_hex(_go_json(worker_hash_document(graph, namespace)))
     return digest[:WORKER_HASH_LENGTH]
 
 
