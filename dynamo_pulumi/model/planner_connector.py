@@ -42,7 +42,7 @@ GLOBAL_PLANNER_MODULE = "dynamo.global_planner"
 NO_OPERATION_FLAG = "--no-operation"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class PlannerConnector:
     """How one planner component changes the graph's scale."""
 

@@ -25,7 +25,7 @@ Role = Literal["main", "leader", "worker"]
 Pathway = Literal["component", "grove"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ComponentRenderContext:
     """One component (after the DGD->DCD stage) about to have its pod template rendered."""
 

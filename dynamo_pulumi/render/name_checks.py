@@ -48,7 +48,7 @@ NAME_RULES: dict[str, NameRule] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class NameSources:
     """Where rendered names come from: the graph's name and its components' (name, field path)."""
 

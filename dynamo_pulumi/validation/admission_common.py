@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class Request:
     """What admission needs to know about the request beyond the objects."""
 

@@ -20,7 +20,7 @@ DGD = "DynamoGraphDeployment"
 DCD = "DynamoComponentDeployment"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ValidationContext:
     """The admission request around one object (or one component of a DGD)."""
 

@@ -36,7 +36,7 @@ _INT64_MAX = 2**63 - 1
 _DECIMAL_INTEGER = re.compile(r"^[+-]?[0-9]+$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class PowerRange:
     """Inclusive whole-watt settable power interval of one GPU product."""
 

@@ -48,7 +48,7 @@ _DNS1123_SUBDOMAIN_MSG = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class TopologyInfo:
     """A ClusterTopologyBinding's levels: position of each domain (broad = 0) and sorted names."""
 
@@ -65,7 +65,7 @@ class TopologyInfo:
         return "[" + " ".join(sorted(self.index)) + "]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class TopologyOptions:
     """What the rules need to know about the request."""
 

@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class BackendInput:
     """Everything a backend reads besides the container / pod spec it rewrites.
 

@@ -28,7 +28,7 @@ _GROVE_SUFFIX: str = "$(GROVE_HEADLESS_SERVICE)"
 _GROVE_POD_INDEX: str = "$(GROVE_PCLQ_POD_INDEX)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class MultinodeWiring:
     """Leader address, every node's host name, this pod's rank and launch requirements.
 

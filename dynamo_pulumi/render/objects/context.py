@@ -34,7 +34,7 @@ def discovery_backend(platform: Platform, annotations: dict[str, Any] | None) ->
     return str(pod_metadata.resolve_discovery(platform, annotations or {})[0])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ComponentContext:
     """One DCD about to have its objects built (Deployment/LWS, Services, Ingress, ...)."""
 
@@ -127,7 +127,7 @@ class ComponentContext:
         return self.is_multinode and self.platform.lws_enabled
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class GraphContext:
     """A graph about to have its DGD-owned objects built (RBAC, EPP objects, adapters, ...)."""
 

@@ -29,7 +29,7 @@ INGRESS_KIND = "Ingress"
 VIRTUAL_SERVICE_KIND = "VirtualService"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class IngressSpec:
     """The operator's ``IngressSpec`` (the alpha component ``ingress`` block)."""
 

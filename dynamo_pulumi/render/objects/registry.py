@@ -29,7 +29,7 @@ from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 C = TypeVar("C")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class Builder(Generic[C]):
     """One kind of object: its name (for error messages and docs) and its build function."""
 

@@ -95,7 +95,7 @@ _DCD_OWNED_LABELS: tuple[str, ...] = (
 # --- the shared rules -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class AlphaComponentData:
     """What a v1alpha1 component kept through conversion that its metadata reads."""
 

@@ -21,7 +21,7 @@ from dynamo_pulumi.render.pod.defaults.common import DefaultsContext
 __all__ = ["ComponentDefaults", "DefaultsContext", "defaults_for"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ComponentDefaults:
     base_container: Callable[[DefaultsContext], dict[str, Any]]
     base_pod_spec: Callable[[DefaultsContext], dict[str, Any]]

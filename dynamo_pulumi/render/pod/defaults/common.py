@@ -39,7 +39,7 @@ def gate_on(gate: str, version: Version | None) -> bool:
     return runtime_gate_enabled(gate, version)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class DefaultsContext:
     """The operator's ``ComponentContext`` plus the resolved runtime version."""
 
