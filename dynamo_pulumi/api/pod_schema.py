@@ -60,7 +60,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from dynamo_pulumi.api.pod_schema_build import (
+from dynamo_pulumi.api.pod_schema_names import (
     CONTAINER,
     ENV_VAR,
     KUBERNETES_SCHEMA_VERSION,
