@@ -9,9 +9,10 @@ time. Both import the pattern from here, so they cannot drift apart. The typed m
 
 from __future__ import annotations
 
-import inspect
 import re
 import sys
+import types
+from collections.abc import Awaitable
 from typing import Any
 
 #: A parked Output token; group 1 is its id (12 hex digits of a hash of the Output's spec path).
@@ -50,4 +51,16 @@ def is_deploy_time_value(value: Any) -> bool:
     pulumi = sys.modules.get("pulumi")
     if pulumi is not None and isinstance(value, pulumi.Output):
         return True
-    return inspect.isawaitable(value)
+    return is_awaitable(value)
+
+
+#: ``CO_ITERABLE_COROUTINE``: a generator made a coroutine by ``types.coroutine``.
+_ITERABLE_COROUTINE = 0x100
+
+
+def is_awaitable(value: Any) -> bool:
+    """``inspect.isawaitable`` without importing ``inspect`` (which brings ``ast``, ``dis`` and
+    ``tokenize`` into every start); ``tests/test_placeholders.py`` holds the two equal."""
+    if isinstance(value, types.GeneratorType):
+        return bool(value.gi_code.co_flags & _ITERABLE_COROUTINE)
+    return isinstance(value, Awaitable)
