@@ -12,9 +12,10 @@ import functools
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from dynamo_pulumi.floor.records import field, record
 
 
 class ErrorType(StrEnum):
@@ -119,7 +120,7 @@ def _formatted(value: Any) -> str:
         return repr(value)
 
 
-@dataclass(frozen=True)
+@record
 class SourcePosition:
     """Where a field was written: file (or ``<stdin>``), 1-based line and column."""
 
@@ -131,7 +132,7 @@ class SourcePosition:
         return f"{self.file or '<input>'}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True)
+@record
 class FieldError:
     """One admission problem: type, path, value and the operator's detail message.
 
@@ -202,7 +203,7 @@ def too_many(path: Path | str, actual: int, limit: int) -> FieldError:
     )
 
 
-@dataclass
+@record(frozen=False)
 class Findings:
     """What a validator found: errors reject the object, warnings are printed beside it."""
 

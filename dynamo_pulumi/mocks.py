@@ -23,7 +23,6 @@ import contextvars
 import logging
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -35,6 +34,7 @@ from pulumi.runtime.settings import SETTINGS
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.floor.wire_numbers import as_written
 
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -96,7 +96,7 @@ def references_as_ids(struct: struct_pb2.Struct) -> None:
         struct.update(rewritten)
 
 
-@dataclass(frozen=True)
+@record
 class Registration:
     """One resource as the engine would have received it."""
 
@@ -146,7 +146,7 @@ class Registration:
         return value if isinstance(value, str) else ""
 
 
-@dataclass
+@record(frozen=False)
 class Recording:
     """Registrations in the order the program made them, and what it logged."""
 

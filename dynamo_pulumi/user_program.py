@@ -28,13 +28,13 @@ import sys
 import traceback
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from dynamo_pulumi.errors import DynamoPulumiError, InputError
+from dynamo_pulumi.floor.records import field, record
 
 PROJECT_FILE = "Pulumi.yaml"
 MAIN_FILE = "__main__.py"
@@ -47,7 +47,7 @@ class ProgramError(InputError):
     """The user's program failed: its message, and its own traceback (trimmed to its frames)."""
 
 
-@dataclass(frozen=True)
+@record
 class Program:
     """Where a program is and what the Pulumi CLI would know about it."""
 
@@ -192,7 +192,7 @@ def _missing_module_fix(module: str, program: Program) -> str:
     return f"the program runs in this Python ({sys.executable}), which lacks {module.split('.')[0]}: {where} it"
 
 
-@dataclass
+@record(frozen=False)
 class ProgramRun:
     """What a program registered (the recording) and the plans of the graphs it deployed."""
 
@@ -276,7 +276,7 @@ def run_user_program(program: Program, stack: str = DEFAULT_STACK, config: Mappi
 def run_program_argument(argument: str, stack: str = DEFAULT_STACK, overrides: Sequence[str] = ()) -> ProgramRun:
     """A CLI argument naming a program: resolved, configured and run; with a note for a stack
     that has no stack file and for each ``--config`` key of the project the program never read."""
-    from dataclasses import replace
+    from dynamo_pulumi.floor.records import replace
 
     program = resolve_program(argument)
     run = run_user_program(program, stack, stack_config(program, stack, overrides))

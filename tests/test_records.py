@@ -158,6 +158,21 @@ def test_field_refuses_both_a_default_and_a_factory() -> None:
         records.fields(object())
 
 
+def test_the_package_defines_its_data_classes_as_records() -> None:
+    """One way to declare a data class in the package, the one that keeps ``inspect`` out of a
+    start (``floor/records.py`` itself only reaches ``dataclasses`` when asked for compatibility)."""
+    from pathlib import Path
+
+    root = Path(records.__file__).resolve().parent.parent
+    offenders = [
+        str(path.relative_to(root)) for path in sorted(root.rglob("*.py"))
+        if path.name != "records.py" and any(
+            line.startswith(("import dataclasses", "from dataclasses ")) or line.strip().startswith("@dataclass")
+            for line in path.read_text().splitlines())
+    ]
+    assert offenders == []
+
+
 def test_a_plain_subclass_of_a_record_is_still_a_dataclass_to_dataclasses() -> None:
     _, ours = _pair()
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -40,6 +39,7 @@ from dynamo_pulumi.api.preservation import (
 from dynamo_pulumi.api.quantity import canonical_quantity
 from dynamo_pulumi.errors import FieldError, GraphValidationError
 from dynamo_pulumi.floor.constants import FRONTEND_SIDECAR_CONTAINER_NAME
+from dynamo_pulumi.floor.records import record
 
 __all__ = [
     "DCD_SPEC_ANNOTATION",
@@ -57,7 +57,7 @@ MULTINODE_DEFAULT_NODE_COUNT = 2
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
 
 
-@dataclass(frozen=True)
+@record
 class Conversion:
     """An alpha object, what it converts to, and how to find alpha paths again."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -37,6 +36,7 @@ from dynamo_pulumi.errors import (
     required,
     too_many,
 )
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.floor.suggest import nearest
 
 M = TypeVar("M", bound=BaseModel)

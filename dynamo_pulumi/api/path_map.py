@@ -9,9 +9,9 @@ containers[0].image`` -> ``spec.services[Worker].extraPodSpec.mainContainer.imag
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import replace
 
 from dynamo_pulumi.errors import FieldError
+from dynamo_pulumi.floor.records import replace
 
 
 class PathMap(Mapping[str, str]):

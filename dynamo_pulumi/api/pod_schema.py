@@ -56,7 +56,6 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -74,6 +73,7 @@ from dynamo_pulumi.api.schema_check import Checker, SchemaError
 from dynamo_pulumi.api.wire_errors import type_invalid, unknown_field, wire_path
 from dynamo_pulumi.errors import ErrorType, FieldError, Path, invalid, required
 from dynamo_pulumi.floor.placeholders import contains_output_token, is_output_token
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.floor.suggest import nearest
 
 __all__ = [

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from dynamo_pulumi.floor.records import record
 
 #: The keywords checked here; any other keyword JSON Schema 2020-12 defines is refused.
 CHECKED = frozenset({"type", "properties", "required", "additionalProperties", "items", "$ref", "anyOf",
@@ -33,7 +34,7 @@ _DRAFT_2020_12 = frozenset({
 Path = tuple[int | str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SchemaError:
     """One failed keyword, as ``jsonschema.ValidationError`` reports it: the keyword
     (``validator``), its value in the schema (``validator_value``), the failing instance, where

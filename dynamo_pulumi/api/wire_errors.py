@@ -8,10 +8,10 @@ apart from :mod:`~dynamo_pulumi.api.parse` so that a check of a valid object nev
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from dynamo_pulumi.errors import ErrorType, FieldError, invalid
+from dynamo_pulumi.floor.records import record
 
 #: OpenAPI type names kube-openapi prints, keyed by the Python type of a wire value.
 _OPENAPI_TYPE_OF: tuple[tuple[type, str], ...] = (
@@ -23,7 +23,7 @@ _OPENAPI_TYPE_OF: tuple[tuple[type, str], ...] = (
     (list, "array"),
 )
 
-@dataclass(frozen=True)
+@record
 class UnknownFieldError(FieldError):
     """A field the schema does not declare, printed like kubectl's strict decoding error, with
     the nearest declared field name when one is close (a typo)."""

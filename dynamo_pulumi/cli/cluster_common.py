@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.cli.common import add_common, add_mode, read_input
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.loading.documents import LoadedObject, load_documents
 from dynamo_pulumi.model.platform_file import load_platform
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
@@ -56,7 +56,7 @@ def timeout_seconds(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-@dataclass(frozen=True)
+@record
 class WatchedGraph:
     """One graph of the file: what to wait for, and in operator mode what the operator should
     have created (the plan's predicted expansion; empty in render mode)."""

@@ -32,7 +32,6 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.cli.common import (
@@ -52,6 +51,7 @@ from dynamo_pulumi.diff.gpu_delta import gpu_delta
 from dynamo_pulumi.diff.mode_diff import diff_for_mode
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.floor.sources import SourceText
 from dynamo_pulumi.loading.documents import LoadedObject, load_documents
 from dynamo_pulumi.planning.plan import GraphPlan
@@ -85,7 +85,7 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run, usage=parser.format_usage)
 
 
-@dataclass(frozen=True)
+@record
 class Side:
     """The graphs of one side: their plans, each graph as loaded (for the update verdict), and
     the type of each graph's readiness resource where a program registered one on the plugin."""

@@ -25,12 +25,12 @@ paths); totals then sum the known counts and ``partial`` is true (``delta`` ``"u
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.diff.diffing import MISSING, GraphDiff, ObjectChange
 from dynamo_pulumi.diff.gpu_delta import UNKNOWN, ComponentGpus, GpuDelta, change_line, diff_lines
 from dynamo_pulumi.diff.mode_diff import ExpansionChange, ModeDiff
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.planning.outputs import WORKLOAD_KINDS
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.planning.settled import UNKNOWN_TEXT, shown
@@ -43,7 +43,7 @@ PLANNED = "planned replacement (render mode; the operator's webhook would refuse
 SEE_BELOW = "worker revision: see below"
 
 
-@dataclass
+@record(frozen=False)
 class GraphChange:
     """One graph, OLD and NEW (either may be missing), as diffed in its mode, with the step of its
     readiness resource (:func:`dynamo_pulumi.readiness.plan_inputs.readiness_changes`)."""

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.cli.common import (
@@ -47,6 +46,7 @@ from dynamo_pulumi.cli.exits import UsageError
 from dynamo_pulumi.cli.validate_report import errors_also_as_json
 from dynamo_pulumi.diff.gpu_delta import gpu_delta, summary_lines, total_text
 from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.floor.sources import SourceText
 from dynamo_pulumi.mocks import Recording, Registration, provider_urn, run_program, shown_inputs
 from dynamo_pulumi.planning.operator_mode import operator_expansion

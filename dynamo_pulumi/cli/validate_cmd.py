@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dynamo_pulumi.cli.common import (
@@ -39,6 +38,7 @@ from dynamo_pulumi.cli.exits import EXIT_ERROR, EXIT_OK
 from dynamo_pulumi.cli.validate_report import ObjectReport, Problem, write_github, write_json, write_text
 from dynamo_pulumi.errors import GraphValidationError, InputError
 from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.floor.records import field, record, replace
 from dynamo_pulumi.loading.documents import (
     LoadedObject,
     companion_note,
@@ -120,7 +120,7 @@ def _write(reports: list[ObjectReport], output: str, out: TextIO, err: TextIO) -
         write_text(reports, out, err)
 
 
-@dataclass
+@record(frozen=False)
 class FileContents:
     """One input: reports for documents that failed to load, every Dynamo object with its
     1-based document number (None in a single-document input), and the other kinds beside them."""

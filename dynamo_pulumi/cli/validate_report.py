@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from dynamo_pulumi.errors import OMITTED, FieldError, InputError, SourcePosition, shorten
+from dynamo_pulumi.floor.records import field, record
 
 PLANNED = "planned replacement (render mode; the operator's webhook would refuse this in place)"
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     """One error line: a field error, or a whole-input message (``path`` None)."""
 
@@ -70,7 +70,7 @@ class Problem:
                    words=str(error), fix=error.advice)
 
 
-@dataclass
+@record(frozen=False)
 class ObjectReport:
     """The verdict on one object, or on one input that never became an object."""
 

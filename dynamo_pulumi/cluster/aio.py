@@ -31,7 +31,6 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dynamo_pulumi.cluster.drift_check import operator_drift
@@ -40,6 +39,7 @@ from dynamo_pulumi.cluster.health import Silence
 from dynamo_pulumi.cluster.session import connection_of, open_waiter
 from dynamo_pulumi.cluster.waiter import Progress, Waiter
 from dynamo_pulumi.floor.go_duration import format_go_duration
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.readiness.drift import drift_summary
 from dynamo_pulumi.readiness.targets import WaitRequest
 
@@ -65,7 +65,7 @@ def wait_pool() -> ThreadPoolExecutor:
     return _pool
 
 
-@dataclass(frozen=True)
+@record
 class ProviderConnection:
     """The provider-level connection (``dynamo:kubeconfig``, ``dynamo:context``); plain data."""
 
@@ -145,7 +145,7 @@ class WaitJob:
         return waiter.api.health.silence() if waiter is not None else None
 
 
-@dataclass(frozen=True)
+@record
 class Settled:
     """What a finished wait yields: the status outputs, drift findings, and the drift warning."""
 

@@ -30,13 +30,13 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.cluster.health import Health
 from dynamo_pulumi.cluster.retry import retry_after_seconds
 from dynamo_pulumi.cluster.sockets import Connections
 from dynamo_pulumi.floor.constants import CLUSTER_SCOPED_KINDS
+from dynamo_pulumi.floor.records import record
 
 #: Kinds whose plural is not ``lower(kind) + "s"``.
 _IRREGULAR_PLURALS: Final = {"Ingress": "ingresses", "NetworkPolicy": "networkpolicies"}
@@ -47,7 +47,7 @@ READ_TIMEOUT: Final = 30.0
 MIN_TIMEOUT: Final = 0.2
 
 
-@dataclass(frozen=True)
+@record
 class ResourceRef:
     """Where a kind lives in the REST API."""
 

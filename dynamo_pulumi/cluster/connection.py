@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dynamo_pulumi.cluster.errors import ClusterError
 from dynamo_pulumi.cluster.kubeconfig import decode
+from dynamo_pulumi.floor.records import record
 
 #: Seconds a single non-watch request may take before it counts as a failure.
 REQUEST_TIMEOUT = 30.0
 
 
-@dataclass(frozen=True)
+@record
 class Connection:
     """Where the cluster is. ``kubeconfig`` is the file's *contents* (YAML, JSON or one base64
     line), a path to it, or the parsed document (pulumi-eks' ``Cluster.kubeconfig`` is an object

@@ -28,7 +28,6 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,6 +41,7 @@ from dynamo_pulumi.cluster.kubeconfig import (
     inline_credentials,
     with_files,
 )
+from dynamo_pulumi.floor.records import field, record
 
 #: File suffix of each data field (only for a person who looks into the directory).
 SUFFIXES: Final = {"certificate-authority-data": ".ca.crt", "client-certificate-data": ".crt", "client-key-data": ".key"}
@@ -127,7 +127,7 @@ def _write_private(path: Path, data: bytes) -> None:
 STORE: Final = CredentialStore()
 
 
-@dataclass
+@record(frozen=False)
 class Lease:
     """The files one client uses; :meth:`release` once (later calls do nothing)."""
 

@@ -17,15 +17,15 @@ with the number of components (``bench/bench_drift.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.waiter import Waiter
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.readiness.drift import ObjectId, drift, drift_line, object_id
 
 
-@dataclass(frozen=True)
+@record
 class DriftReport:
     """Where the operator's objects differ from the prediction, and what could not be read."""
 

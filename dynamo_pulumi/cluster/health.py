@@ -17,9 +17,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import count
 from typing import Final
+
+from dynamo_pulumi.floor.records import record
 
 #: How long the server may be silent before it is worth a line (and how often one is repeated).
 HEARTBEAT_SECONDS: Final = 5.0
@@ -27,7 +28,7 @@ HEARTBEAT_SECONDS: Final = 5.0
 HEARTBEAT_CHECK_SECONDS: Final = 1.0
 
 
-@dataclass(frozen=True)
+@record
 class Silence:
     """The server has not answered since ``since`` (monotonic; ``since_wall`` the same moment as
     wall-clock time): ``what`` is the request retried or waited on, ``failures`` the failed

@@ -22,13 +22,13 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import yaml
 
 from dynamo_pulumi.cluster.errors import ClusterError
+from dynamo_pulumi.floor.records import record
 
 #: Fields holding base64 data the client decodes (users[].user / clusters[].cluster).
 USER_DATA: Final = ("client-certificate-data", "client-key-data")
@@ -42,7 +42,7 @@ DATA_FILES: Final = {
 _PATH_PREFIXES: Final = ("/", "~", "./", "../")
 
 
-@dataclass(frozen=True)
+@record
 class Kubeconfig:
     """The decoded kubeconfig: its document, and the file it came from (None for text/mapping:
     relative file references then resolve against the working directory)."""

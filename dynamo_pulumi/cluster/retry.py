@@ -18,8 +18,9 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Final
+
+from dynamo_pulumi.floor.records import field, record
 
 #: Ceiling of the first retry's delay (seconds); it doubles per consecutive failure.
 BACKOFF_BASE: Final = 1.0
@@ -35,7 +36,7 @@ def _stop_wait(seconds: float, stop: threading.Event) -> bool:
     return stop.wait(seconds)
 
 
-@dataclass(frozen=True)
+@record
 class Pace:
     """Time as the watch layer sees it: ``clock`` (monotonic seconds), ``sleep``, ``random``
     (uniform in [0, 1)). The defaults are the real ones."""
@@ -45,7 +46,7 @@ class Pace:
     random: Callable[[], float] = random.random
 
 
-@dataclass
+@record(frozen=False)
 class Backoff:
     """Consecutive-failure counter turned into full-jitter delays."""
 
@@ -70,7 +71,7 @@ class Backoff:
         self.failures = 0
 
 
-@dataclass(frozen=True)
+@record
 class Deadline:
     """An absolute end on ``pace.clock``; ``None`` end means no deadline."""
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dynamo_pulumi.cluster.api import ApiFailure, ClusterApi, ResourceRef
 from dynamo_pulumi.cluster.retry import Backoff, Deadline, Pace
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.readiness._fields import name_of
 
 #: Server-side lifetime of one watch request (the API server closes it; we watch again).
@@ -89,7 +89,7 @@ def _with_kind(ref: ResourceRef, item: Mapping[str, Any]) -> dict[str, Any]:
     return {"apiVersion": ref.api_version, "kind": ref.kind, **item}
 
 
-@dataclass
+@record(frozen=False)
 class KindWatch:
     """One informer: keeps ``cache`` current for one kind in one namespace until ``stop`` is set
     or the ``deadline`` passes."""

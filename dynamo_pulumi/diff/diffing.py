@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
 from dynamo_pulumi.diff.worker_revision import RevisionChange, revision_change
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.planning.options import IDENTITY_PATHS, ignore_changes, rules_for
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
 from dynamo_pulumi.planning.tokens import DCD_TYPE
@@ -41,14 +41,14 @@ MISSING: Any = _Missing()
 _SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@dataclass(frozen=True)
+@record
 class FieldChange:
     path: str
     old: Any
     new: Any
 
 
-@dataclass
+@record(frozen=False)
 class ObjectChange:
     """One line of the diff: an action on one resource, with its field changes."""
 
@@ -69,7 +69,7 @@ class ObjectChange:
         return self.new_name or self.old_name
 
 
-@dataclass
+@record(frozen=False)
 class GraphDiff:
     changes: list[ObjectChange]
     #: Why the worker hash moved (None when it did not).

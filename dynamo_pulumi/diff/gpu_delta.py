@@ -15,11 +15,11 @@ type EKS and AKS nodes carry). A value only known at deploy time (a ``pulumi.Out
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from dynamo_pulumi.floor.constants import KUBE_LABEL_DYNAMO_COMPONENT
 from dynamo_pulumi.floor.placeholders import contains_output_token
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.planning.outputs import ComponentSummary, summarize
 from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name
@@ -50,7 +50,7 @@ def _known_sum(counts: Iterable[Count]) -> int:
     return sum(c for c in counts if c is not None)
 
 
-@dataclass(frozen=True)
+@record
 class ComponentGpus:
     """One component's GPUs before and after (0 on the side where it does not exist; None where
     the count depends on a ``pulumi.Output`` whose value is not known at preview)."""
@@ -84,7 +84,7 @@ class ComponentGpus:
         return entry
 
 
-@dataclass(frozen=True)
+@record
 class GpuDelta:
     """Every component's GPUs and the totals: the sum of the known counts, partial when a count
     is not known at preview."""
@@ -210,7 +210,7 @@ def gpu_product(pods: Iterable[Mapping[str, Any]]) -> str:
 # --- before and after ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class _Side:
     summary: ComponentSummary
     resource: str

@@ -18,7 +18,6 @@ or deleted.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dynamo_pulumi.diff.diffing import (
@@ -33,6 +32,7 @@ from dynamo_pulumi.diff.diffing import (
 )
 from dynamo_pulumi.diff.worker_revision import RevisionChange
 from dynamo_pulumi.floor.expansion import without_paths
+from dynamo_pulumi.floor.records import field, record, replace
 from dynamo_pulumi.planning.operator_mode import (
     custom_resource_document,
     scaled_replica_paths,
@@ -60,7 +60,7 @@ NEW_REVISION = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class ExpansionChange:
     """One object the operator is predicted to create, change, replace or delete."""
 
@@ -87,7 +87,7 @@ class ExpansionChange:
         return self.name
 
 
-@dataclass
+@record(frozen=False)
 class ModeDiff:
     mode: str
     verdict: UpdateVerdict
@@ -107,7 +107,7 @@ class ModeDiff:
 # --- the operator's objects ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class _Predicted:
     document: Mapping[str, Any]
     owner: str

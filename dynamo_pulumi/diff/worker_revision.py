@@ -10,10 +10,10 @@ by component and names which component's change moved it, and in which fields.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.v1beta1_helpers import GraphHelpers
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.render.worker_hash import worker_hash_document
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ _ENTRY_NAMES = {"labels": "labels", "annotations": "annotations", "runtimeVersio
 MAX_PATHS = 3
 
 
-@dataclass(frozen=True)
+@record
 class RevisionChange:
     """The worker hash before and after, and the component changes that moved it."""
 

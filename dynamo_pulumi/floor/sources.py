@@ -13,14 +13,14 @@ import os
 import stat
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.floor.yaml_source import DocumentPositions, parse_documents
 
 
-@dataclass(frozen=True)
+@record
 class SourceText:
     """YAML text and the name it is reported under (a file, ``<stdin>``): what the CLI reads
     itself, so that only text the user marked as text is parsed as YAML."""

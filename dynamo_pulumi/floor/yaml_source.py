@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from dynamo_pulumi.errors import InputError, SourcePosition
+from dynamo_pulumi.floor.records import field, record
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: True when libyaml's C parser is in use.
@@ -33,7 +33,7 @@ _SEGMENT = re.compile(r"\[([^\]]*)\]|([^.\[]+)")
 Mark = tuple[int, int]  # 1-based line and column
 
 
-@dataclass
+@record(frozen=False)
 class _Container:
     """Where a mapping or sequence starts and where each of its keys or items starts."""
 
@@ -126,7 +126,7 @@ def path_segments(path: str) -> Iterator[str]:
         yield match.group(1) if match.group(1) is not None else match.group(2)
 
 
-@dataclass(frozen=True)
+@record
 class DocumentPositions:
     """Positions of one document of one file."""
 
@@ -166,7 +166,7 @@ class DocumentPositions:
         return SourcePosition(self.file, line, column)
 
 
-@dataclass(frozen=True)
+@record
 class YamlDocument:
     """One non-empty document and the positions of its fields."""
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.kinds import API_GROUP, API_VERSION, DCD_KIND, DGD_KIND, KIND_NAMES
@@ -24,6 +23,7 @@ from dynamo_pulumi.api.wire_errors import openapi_type
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, InputError
 from dynamo_pulumi.floor.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.floor.duplicates import duplicate_errors
+from dynamo_pulumi.floor.records import field, record, replace
 from dynamo_pulumi.floor.sources import Source, read_raw_documents
 
 # Re-exported: reading inputs moved to dynamo_pulumi.floor.sources, callers of loading keep working.
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the v1alpha1 models and the conversion are imported for alp
 GRAPH_KINDS = (DGD_KIND, DCD_KIND)
 
 
-@dataclass(frozen=True)
+@record
 class LoadedObject:
     """One Dynamo object with where it came from."""
 
@@ -66,7 +66,7 @@ class LoadedObject:
         return self.source_api_version == ALPHA_API_VERSION
 
 
-@dataclass(frozen=True)
+@record
 class LoadResult:
     """Everything in the input: Dynamo objects (as v1beta1) and the other documents."""
 
@@ -272,7 +272,7 @@ def load_documents(source: Source) -> LoadResult:
     return LoadResult(loaded=loaded, others=others, source=where)
 
 
-@dataclass(frozen=True)
+@record
 class DocumentOutcome:
     """One document of a file loaded on its own: a Dynamo object, another kind, or the error
     that stopped it (so one bad document does not hide the others)."""

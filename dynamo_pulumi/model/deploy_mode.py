@@ -22,13 +22,13 @@ error that names operator mode (``dynamo-pulumi render`` still prints what the o
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, get_args
 
 from dynamo_pulumi.api.kinds import ComponentType
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.errors import FieldError, InputError, Path, forbidden, not_supported
 from dynamo_pulumi.floor.constants import COMPONENT_TYPE_LPX, COMPONENT_TYPE_PLANNER
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.model.planner_connector import planner_connector
 
 if TYPE_CHECKING:

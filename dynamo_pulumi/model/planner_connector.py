@@ -28,10 +28,10 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from dynamo_pulumi.api.pods import main_container
+from dynamo_pulumi.floor.records import record
 
 ENVIRONMENT_KUBERNETES = "kubernetes"
 ENVIRONMENT_VIRTUAL = "virtual"
@@ -42,7 +42,7 @@ GLOBAL_PLANNER_MODULE = "dynamo.global_planner"
 NO_OPERATION_FLAG = "--no-operation"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
+@record(eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class PlannerConnector:
     """How one planner component changes the graph's scale."""
 

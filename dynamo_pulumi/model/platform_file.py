@@ -9,10 +9,10 @@ platform file's own paths (``operatorVersion``) with their ``file:line:col``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import FieldError, InputError, invalid
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.floor.sources import is_path
 from dynamo_pulumi.model.platform_helpers import PlatformHelpers
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from dynamo_pulumi.api.preservation import DCD_SPEC_ANNOTATION, DGD_SPEC_ANNOTATION
+from dynamo_pulumi.floor.records import field, record
 
 if TYPE_CHECKING:
     from dynamo_pulumi.planning.plan import GraphPlan
@@ -40,7 +40,7 @@ def is_directive(key: Any) -> bool:
     return isinstance(key, str) and key.startswith(PREFIX)
 
 
-@dataclass
+@record(frozen=False)
 class Directives:
     """The directives taken out of a graph's spec, by where they were written."""
 

@@ -18,10 +18,10 @@ detailed diff and :mod:`dynamo_pulumi.diff.diffing` matches the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dynamo_pulumi.floor.constants import GROVE_API_VERSION, KUBE_LABEL_DYNAMO_COMPONENT, LWS_API_VERSION
+from dynamo_pulumi.floor.records import record
 
 if TYPE_CHECKING:
     from dynamo_pulumi.planning.plan import ComponentPlan, GraphPlan, PlannedObject
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 IDENTITY_PATHS: tuple[str, ...] = ("metadata.name", "metadata.namespace")
 
 
-@dataclass(frozen=True)
+@record
 class KindRules:
     """What cannot change in place for one kind, and who enforces it."""
 

@@ -13,7 +13,6 @@ renderer only refuses it where a launch needs the count.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import RenderError
@@ -25,6 +24,7 @@ from dynamo_pulumi.floor.constants import (
 )
 from dynamo_pulumi.floor.naming import component_service_name, dynamo_namespace
 from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE, UnknownValue
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.render.backends.dra_claims import DraInventory, claim_template_gpus
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name, pod_gpu_count
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "LeaderWorkerSet", "PodCliqueSet")
 
 
-@dataclass(frozen=True)
+@record
 class ComponentSummary:
     """Per component outputs (issue 5, item 5)."""
 
@@ -72,7 +72,7 @@ class ComponentSummary:
         }
 
 
-@dataclass(frozen=True)
+@record
 class GraphSummary:
     dynamo_namespace: str
     frontend_url: str | None

@@ -11,15 +11,15 @@ issues #3873 and aicr #2233).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.floor.constants import WORKER_COMPONENT_TYPES
+from dynamo_pulumi.floor.records import field, record
 
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 
 
-@dataclass(frozen=True)
+@record
 class GpuPlacement:
     """Node selector and tolerations for GPU components; values may be ``pulumi.Output``s."""
 

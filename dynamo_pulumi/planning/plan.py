@@ -17,7 +17,6 @@ creating the new hash-named workload before deleting the old one.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from dynamo_pulumi.floor.constants import (
     KUBE_LABEL_DYNAMO_COMPONENT,
     KUBE_LABEL_DYNAMO_WORKER_HASH,
 )
+from dynamo_pulumi.floor.records import field, record, replace
 from dynamo_pulumi.loading.documents import LoadedObject, companion_note, is_companion
 from dynamo_pulumi.model.deploy_mode import DEFAULT_MODE, Mode, check_mode
 from dynamo_pulumi.planning.directives import Directives, apply_directives, split
@@ -64,7 +64,7 @@ GRAPH_LEVEL_KINDS = frozenset(
 )
 
 
-@dataclass
+@record(frozen=False)
 class PlannedObject:
     """One object to create, with its stable Pulumi name."""
 
@@ -100,7 +100,7 @@ class PlannedObject:
         return (self.api_version, self.kind, self.pulumi_name)
 
 
-@dataclass
+@record(frozen=False)
 class ComponentPlan:
     """One component: its DCD document (if the pathway has one) and the objects it owns."""
 
@@ -114,7 +114,7 @@ class ComponentPlan:
     objects: list[PlannedObject] = field(default_factory=list)
 
 
-@dataclass
+@record(frozen=False)
 class GraphPlan:
     """Everything a DGD (or a standalone DCD) creates."""
 

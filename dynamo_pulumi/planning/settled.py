@@ -27,11 +27,11 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import GraphValidationError
 from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE, UnknownValue
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.planning.unknowns import OutputTable
 
 if TYPE_CHECKING:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import FieldError, GraphValidationError, InputError, invalid
 from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.loading.documents import LoadedObject, Source, load_graph_entry
 from dynamo_pulumi.planning.unknowns import OutputTable
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.pulumi_args import is_input_object, plain
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.floor.digests import sha256_hex
 from dynamo_pulumi.floor.placeholders import OUTPUT_TOKEN_RE, is_deploy_time_value
+from dynamo_pulumi.floor.records import field, record
 
 if TYPE_CHECKING:
     import pulumi
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 _TOKEN_RE = OUTPUT_TOKEN_RE  # the one pattern, shared with the schema checks
 
 
-@dataclass
+@record(frozen=False)
 class OutputTable:
     """The Outputs taken out of a spec, by token id.
 

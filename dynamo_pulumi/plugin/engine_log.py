@@ -26,10 +26,11 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Final, TextIO
 
 from pulumi.runtime.proto import engine_pb2
+
+from dynamo_pulumi.floor.records import field, record
 
 INFO: Final = engine_pb2.LogSeverity.INFO
 WARNING: Final = engine_pb2.LogSeverity.WARNING
@@ -41,7 +42,7 @@ DRAIN_SECONDS: Final = 0.25
 QUEUE_LINES: Final = 1000
 
 
-@dataclass
+@record(frozen=False)
 class Line:
     """One line to send; ``sent`` is set once it was delivered, written to stderr, or dropped."""
 

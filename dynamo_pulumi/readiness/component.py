@@ -9,10 +9,10 @@ counts: ``decode: 0/1 ready (Deployment decode-abc: 1 updated, 0 available of 1)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.floor.constants import POD_CLIQUE_SCALING_GROUP_KIND
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.readiness.object_status import CURRENT, ObjectStatus
 from dynamo_pulumi.readiness.result import ReadinessResult
 
@@ -21,7 +21,7 @@ from dynamo_pulumi.readiness.result import ReadinessResult
 AVAILABLE_KINDS: Final = frozenset({"Deployment", POD_CLIQUE_SCALING_GROUP_KIND})
 
 
-@dataclass(frozen=True)
+@record
 class ComponentState:
     """One component's replica counts and verdict (the operator's ``ComponentReplicaStatus``).
 

@@ -15,7 +15,6 @@ name; the LWS carries a ``-0`` suffix), worded as the DGD controller would word 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.floor.constants import (
@@ -24,6 +23,7 @@ from dynamo_pulumi.floor.constants import (
     POD_CLIQUE_SCALING_GROUP_KIND,
     POD_CLIQUE_SET_KIND,
 )
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.readiness._fields import name_of, namespace_of
 from dynamo_pulumi.readiness.grove import (
     GroveComponentReadiness,
@@ -54,7 +54,7 @@ DEFAULT_NAMESPACE: Final = "default"
 ALWAYS_READY_KINDS: Final = frozenset({"Service", "Ingress", "VirtualService"})
 
 
-@dataclass(frozen=True)
+@record
 class ResourceReadiness:
     """One entry of the DGD aggregation: the name it is listed under and its verdict.
 

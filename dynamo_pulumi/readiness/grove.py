@@ -12,7 +12,6 @@ operator reports capacity first so that users look at the cluster, not at their 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.floor.constants import (
@@ -20,6 +19,7 @@ from dynamo_pulumi.floor.constants import (
     POD_CLIQUE_KIND,
     POD_CLIQUE_SCALING_GROUP_KIND,
 )
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.model.pcs_naming import grove_component_resource_name
 from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, name_of, optional_int_at
 from dynamo_pulumi.readiness.result import (
@@ -160,7 +160,7 @@ def pod_clique_scaling_group_ready(pcsg: Mapping[str, Any] | None) -> ReadinessR
 # --- the PodCliqueSet wrapper ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class GroveComponent:
     """One DGD component as Grove realises it: the child object the operator reads for it."""
 
@@ -204,7 +204,7 @@ def grove_components(pcs: Mapping[str, Any]) -> list[GroveComponent]:
     ]
 
 
-@dataclass(frozen=True)
+@record
 class GroveComponentReadiness:
     """A component's child and the verdict on it."""
 

@@ -17,10 +17,10 @@ that loads for 15 minutes passes the Deployment's 600 s progress deadline and th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.readiness._fields import dig, find_condition, int_at, optional_int_at
 
 #: ``spec.progressDeadlineSeconds`` value with which the Deployment controller writes no
@@ -44,7 +44,7 @@ class ObjectState(StrEnum):
     NOT_FOUND = "NotFound"
 
 
-@dataclass(frozen=True)
+@record
 class ObjectStatus:
     """One object's state, the message a user reads and, when Kubernetes gave one, its reason."""
 

@@ -15,9 +15,9 @@ pod count, most actionable first.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.readiness._fields import dig, name_of
 
 UNSCHEDULABLE: Final = "Unschedulable"
@@ -39,7 +39,7 @@ PRIORITY: Final = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     """One reason a pod (or the workload creating pods) is not ready."""
 

@@ -9,8 +9,9 @@ not invented.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+from dynamo_pulumi.floor.records import record
 
 # --- DGD ``Ready`` condition reasons (api/v1beta1 dynamographdeployment_types.go) ----------------
 
@@ -64,7 +65,7 @@ def spec_not_yet_processed(generation: int, observed_generation: int) -> str:
     return f"spec not yet processed: generation={generation}, observedGeneration={observed_generation}"
 
 
-@dataclass(frozen=True)
+@record
 class ReadinessResult:
     """One readiness verdict, worded as the operator words it.
 

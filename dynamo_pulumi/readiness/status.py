@@ -17,10 +17,10 @@ generation serves. The rules, per kind, are tabled in docs/READINESS.md.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from dynamo_pulumi.floor.constants import POD_CLIQUE_KIND, POD_CLIQUE_SCALING_GROUP_KIND, POD_CLIQUE_SET_KIND
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.readiness._fields import dig, int_at, name_of, optional_int_at
 from dynamo_pulumi.readiness.component import ComponentState
 from dynamo_pulumi.readiness.graph import LWS_NAME_SUFFIX, ResourceReadiness, aggregate
@@ -51,7 +51,7 @@ STATE_FAILED: Final = "failed"
 __all__ = ["ComponentState", "GraphStatus", "changed_components", "grove_revision_gap", "render_status"]
 
 
-@dataclass(frozen=True)
+@record
 class GraphStatus:
     """``status.state``, the ``Ready`` condition and per-component states."""
 

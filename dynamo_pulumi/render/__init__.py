@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.kinds import COMPONENT_TYPES
@@ -35,6 +34,7 @@ from dynamo_pulumi.defaulting import webhooks as defaulting
 from dynamo_pulumi.defaulting.pathway import Pathway, choose_pathway
 from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.floor.kube_names import check_namespace
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.model.platform_file import default_platform
 from dynamo_pulumi.model.twin import DCD_MODEL, internal, is_validation_error
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 DEFAULT_NAMESPACE = "default"
 
 
-@dataclass(frozen=True)
+@record
 class RenderResult:
     """What a graph renders to.
 

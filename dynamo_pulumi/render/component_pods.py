@@ -7,10 +7,10 @@ thing that varies between the Deployment, LWS leader and LWS worker templates), 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from dynamo_pulumi.floor import records
 from dynamo_pulumi.floor.constants import KUBE_LABEL_DYNAMO_WORKER_HASH, ROLE_MAIN
 from dynamo_pulumi.render.backend_framework import component_backend_framework
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
@@ -60,6 +60,6 @@ def pod_template_renderer(base: ComponentRenderContext) -> Callable[[str], dict[
     """role -> the DCD's pod template rendered for that role."""
 
     def render(role: str) -> dict[str, Any]:
-        return build_pod_template(dataclasses.replace(base, role=role))
+        return build_pod_template(records.replace(base, role=role))
 
     return render

@@ -11,9 +11,9 @@ Frozen: the same context always renders the same pod template.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.model.platform_file import default_platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 
@@ -25,7 +25,7 @@ Role = Literal["main", "leader", "worker"]
 Pathway = Literal["component", "grove"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ComponentRenderContext:
     """One component (after the DGD->DCD stage) about to have its pod template rendered."""
 

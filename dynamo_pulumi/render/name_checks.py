@@ -18,7 +18,6 @@ known yet) and non-strings are skipped. Pod hostname limits (LWS, Grove) are che
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -33,6 +32,7 @@ from dynamo_pulumi.floor.kube_names import (
     path_segment_problems,
 )
 from dynamo_pulumi.floor.placeholders import contains_output_token
+from dynamo_pulumi.floor.records import field, record
 
 NameRule = tuple[str, Callable[[str], list[str]]]
 
@@ -48,7 +48,7 @@ NAME_RULES: dict[str, NameRule] = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class NameSources:
     """Where rendered names come from: the graph's name and its components' (name, field path)."""
 
@@ -116,7 +116,7 @@ class NameSources:
         )
 
 
-@dataclass(frozen=True)
+@record
 class NameProblem:
     """One refused name or label: the line to print and the graph field it comes from."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -19,6 +18,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from dynamo_pulumi.floor.constants import CLUSTER_SCOPED_KINDS
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.planning.options import deletes_first, replace_on_changes
 from dynamo_pulumi.planning.plan import PlannedObject
 from dynamo_pulumi.planning.unknowns import OutputTable, restore
@@ -79,7 +79,7 @@ def _custom_kwargs(obj: dict[str, Any]) -> dict[str, Any]:
     return {"api_version": obj["apiVersion"], "kind": obj["kind"], "metadata": obj.get("metadata"), **rest}
 
 
-@dataclass(frozen=True)
+@record
 class ChildPolicy:
     """What the graph decides for every child: its deadlines (awaited kinds), whether the
     readiness resource waits, whether to adopt."""

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import pulumi
 
 from dynamo_pulumi.errors import InputError
 from dynamo_pulumi.floor.kube_names import dns1123_label_problems
+from dynamo_pulumi.floor.records import record
 
 if TYPE_CHECKING:
     from dynamo_pulumi.planning.plan import GraphPlan
@@ -96,7 +96,7 @@ def _flag(value: Any) -> bool | None:
     return str(value).strip().lower() == "true"
 
 
-@dataclass(frozen=True)
+@record
 class ProviderSettings:
     """What a provider decides for the plan, as plain values. ``namespace_known`` and
     ``server_side_apply is None`` say a value is not known yet (preview of a provider whose
@@ -133,7 +133,7 @@ def _default_settings() -> ProviderSettings:
     )
 
 
-@dataclass(frozen=True)
+@record
 class Connection:
     """The readiness resource's connection inputs: what the children's provider connects with.
 
@@ -152,7 +152,7 @@ def _attribute(provider: pulumi.ProviderResource, key: str) -> pulumi.Output[Any
     return value if isinstance(value, pulumi.Output) else None
 
 
-@dataclass(frozen=True)
+@record
 class ChildrenProvider:
     """The provider the children use (None: the default provider) and what it decides."""
 

@@ -29,7 +29,6 @@ transformation that changes a workload changes what the wait waits for.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pulumi
@@ -37,6 +36,7 @@ import pulumi.dynamic
 
 from dynamo_pulumi.cluster.provider import ReadinessProvider
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.planning.plan import GraphPlan
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
 from dynamo_pulumi.readiness.targets import DCD_KIND, Mode, WatchTarget, pod_selector
@@ -52,7 +52,7 @@ TRANSPORTS = ("dynamic", "plugin")
 Kubeconfig = pulumi.Input[str] | pulumi.Input[Mapping[str, Any]]
 
 
-@dataclass(frozen=True)
+@record
 class ReadinessOptions:
     """What a user says about waiting: whether, how long, and (rarely) how to reach the cluster.
 
@@ -106,7 +106,7 @@ def _secret(kubeconfig: Kubeconfig) -> pulumi.Output[Any]:
     return kubeconfig.apply(lambda value: None if value is None else pulumi.Output.secret(value))
 
 
-@dataclass
+@record(frozen=False)
 class ReadinessArgs:
     """The readiness resource's inputs (see the module docstring for their meaning)."""
 
@@ -195,7 +195,7 @@ def readiness_name(plan: GraphPlan) -> str:
     return f"{plan.namespace}/{plan.name}"
 
 
-@dataclass(frozen=True)
+@record
 class ReadinessPlan:
     """What a component hands over to register its readiness resource: the user's options, the
     provider its children use, and the graph's deadlines."""

@@ -27,19 +27,19 @@ returns into Outputs member by member (:func:`_observed`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 from pulumi._types import is_output_type, output_type_to_dict
 
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.floor.wire_numbers import as_written
 from dynamo_pulumi.planning.plan import PlannedObject
 from dynamo_pulumi.readiness.plan_inputs import revision_of, workload_digest
 from dynamo_pulumi.readiness.targets import is_workload, operator_targets, render_targets
 
 
-@dataclass(frozen=True)
+@record
 class Registered:
     """One planned object and the resource registered for it (with its ``ignore_changes``)."""
 

@@ -14,15 +14,14 @@ its operation. Neither: the 60-minute default. ``delete`` (a child's delete wait
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pulumi
 
 from dynamo_pulumi.errors import InputError
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.readiness.deadline import DEFAULT_TIMEOUT_SECONDS, parse_duration
 
 
-@dataclass(frozen=True)
+@record
 class Deadlines:
     """Seconds per operation of the graph."""
 

@@ -8,7 +8,6 @@ compatibility pass (rule 47) are the same on create and update; only the CEL rul
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dynamo_pulumi.api.kinds import API_VERSION, DCD_KIND, DGD_KIND
@@ -16,6 +15,7 @@ from dynamo_pulumi.api.pod_schema import object_errors
 from dynamo_pulumi.errors import FieldError, Findings
 from dynamo_pulumi.floor.constants import DYNAMO_API_GROUP, KUBE_ANNOTATION_WORKLOAD_PROVIDER
 from dynamo_pulumi.floor.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.validation.context import ValidationContext
 from dynamo_pulumi.validation.graph import grove_pathway, validate_graph_spec
 from dynamo_pulumi.validation.metadata import validate_graph_metadata
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class Request:
     """What admission needs to know about the request beyond the objects."""
 

@@ -14,7 +14,6 @@ not express, so it is checked here too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
@@ -23,6 +22,7 @@ from dynamo_pulumi.floor.constants import (
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
     MAIN_CONTAINER_NAME,
 )
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.validation.component_common import (
     COMPONENT_TYPE_EPP,
     COMPONENT_TYPE_LPX,

@@ -8,9 +8,9 @@ explicitly, never a live call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.model.platform_file import default_platform
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ DGD = "DynamoGraphDeployment"
 DCD = "DynamoComponentDeployment"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ValidationContext:
     """The admission request around one object (or one component of a DGD)."""
 

@@ -8,11 +8,11 @@ DGD's EPP because the controller creates an InferencePool next to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.floor.constants import INFERENCE_POOL_API_GROUP
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.model.runtime_version import (
     parse_image_tag_version,
     parse_runtime_version,
@@ -51,7 +51,7 @@ def validate_epp(comp: ComponentSpecFields, path: Path, ctx: ValidationContext) 
     return errors
 
 
-@dataclass(frozen=True)
+@record
 class EPPRuntimeContract:
     """Everything the EPP runtime contract depends on; equal contracts ratchet on update."""
 

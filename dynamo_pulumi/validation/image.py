@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api import pods
@@ -19,6 +18,7 @@ from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.defaulting.webhooks import effective_min_available, native_min_available
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.floor.constants import MAIN_CONTAINER_NAME
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.model.runtime_version import parse_image_tag_version
 from dynamo_pulumi.validation.component_common import (
     COMPONENT_TYPE_EPP,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +24,7 @@ from dynamo_pulumi.floor.constants import (
     KUBE_RESOURCE_GPU_NVIDIA,
     MAIN_CONTAINER_NAME,
 )
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.validation.component_common import FIELD_IMMUTABLE_ERROR_MSG
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ _INT64_MAX = 2**63 - 1
 _DECIMAL_INTEGER = re.compile(r"^[+-]?[0-9]+$")
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
+@record(eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class PowerRange:
     """Inclusive whole-watt settable power interval of one GPU product."""
 

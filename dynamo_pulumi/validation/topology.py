@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dynamo_pulumi.defaulting.webhooks import (
@@ -24,6 +23,7 @@ from dynamo_pulumi.defaulting.webhooks import (
 )
 from dynamo_pulumi.errors import FieldError, Path, forbidden, invalid, required
 from dynamo_pulumi.floor.constants import ROLE_LEADER, ROLE_WORKER, WORKLOAD_PROVIDER_GROVE
+from dynamo_pulumi.floor.records import record
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import (
@@ -48,7 +48,7 @@ _DNS1123_SUBDOMAIN_MSG = (
 )
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
+@record(eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class TopologyInfo:
     """A ClusterTopologyBinding's levels: position of each domain (broad = 0) and sorted names."""
 
@@ -65,7 +65,7 @@ class TopologyInfo:
         return "[" + " ".join(sorted(self.index)) + "]"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
+@record(eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class TopologyOptions:
     """What the rules need to know about the request."""
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
@@ -36,6 +35,7 @@ from dynamo_pulumi.errors import (
     invalid,
 )
 from dynamo_pulumi.floor.kube_names import dns1123_label_problems
+from dynamo_pulumi.floor.records import field, record, replace
 from dynamo_pulumi.loading.documents import LoadedObject, locate
 from dynamo_pulumi.model.deploy_mode import Mode
 from dynamo_pulumi.model.platform_file import default_platform
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 DEFAULT_NAMESPACE = "default"
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """Every reason the object cannot be deployed (empty when it can), warnings, what it renders
     to (deployable objects only; in operator mode the predicted expansion, possibly empty), and,

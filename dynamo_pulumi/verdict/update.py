@@ -25,11 +25,11 @@ the webhook admits the update).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.errors import FieldError
+from dynamo_pulumi.floor.records import field, record, replace
 from dynamo_pulumi.loading.documents import LoadedObject, admit_loaded, alpha_rule_path
 from dynamo_pulumi.model.deploy_mode import (
     RESTART_IN_RENDER_MODE,
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 
 
-@dataclass(frozen=True)
+@record
 class UpdateVerdict:
     """What happens to OLD -> NEW in one mode."""
 

@@ -9,7 +9,6 @@ same facts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from dynamo_pulumi.floor.constants import (
@@ -19,6 +18,7 @@ from dynamo_pulumi.floor.constants import (
     ROLE_MAIN,
     ROLE_WORKER,
 )
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.model.platform_file import default_platform
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring, lws_wiring
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class BackendInput:
     """Everything a backend reads besides the container / pod spec it rewrites.
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.render.backends.gpus import is_gpu_resource_name
 
 _DRIVER_EQUALS = re.compile(r"""(?:^|&&)\s*\(*\s*device\.driver\s*==\s*["']([^"']+)["']""")
@@ -43,7 +43,7 @@ def looks_like_gpu_identifier(name: str) -> bool:
     )
 
 
-@dataclass(frozen=True)
+@record
 class DraInventory:
     """The DRA objects rendering may read, by name (claims of the render namespace only)."""
 

@@ -16,9 +16,8 @@ The wiring is computed once per (component, role) and handed to the backends as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from dynamo_pulumi.floor.constants import GROVE_ROLE_SUFFIX_LEADER, GROVE_ROLE_SUFFIX_WORKER
+from dynamo_pulumi.floor.records import record
 
 LWS_LEADER_ADDRESS: str = "$(LWS_LEADER_ADDRESS)"
 LWS_WORKER_INDEX: str = "$(LWS_WORKER_INDEX)"
@@ -28,7 +27,7 @@ _GROVE_SUFFIX: str = "$(GROVE_HEADLESS_SERVICE)"
 _GROVE_POD_INDEX: str = "$(GROVE_PCLQ_POD_INDEX)"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class MultinodeWiring:
     """Leader address, every node's host name, this pod's rank and launch requirements.
 

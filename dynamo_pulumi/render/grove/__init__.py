@@ -18,10 +18,10 @@ The input graph is expected after defaulting (``dynamo_pulumi.defaulting.webhook
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor.records import record, replace
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.grove.cliques import build_clique
 from dynamo_pulumi.render.grove.facts import GraphFacts
@@ -125,7 +125,7 @@ def render_pod_clique_set(
     return compose_overrides(dgd, pcs)
 
 
-@dataclass(frozen=True)
+@record
 class ComponentUnits:
     """What one component contributes to the PCS template."""
 

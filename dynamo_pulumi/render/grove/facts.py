@@ -6,10 +6,10 @@ Computed once per graph (:meth:`GraphFacts.of`); the clique labels and annotatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dynamo_pulumi.floor.constants import COMPONENT_TYPE_EPP, KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.render.pod.metadata import NO_ALPHA_DATA, AlphaComponentData, alpha_components
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from dynamo_pulumi.platform import Platform
 
 
-@dataclass(frozen=True)
+@record
 class GraphFacts:
     """Graph-wide values every clique of every component reads."""
 

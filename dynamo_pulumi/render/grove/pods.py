@@ -17,9 +17,9 @@ own; :func:`default_pod_spec_builder` is the real one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from dynamo_pulumi.floor.records import record, replace
 from dynamo_pulumi.model.twin import DCD_MODEL, internal
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.backends.multinode import MultinodeWiring, grove_wiring
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from dynamo_pulumi.platform import Platform
 
 
-@dataclass(frozen=True)
+@record
 class PodRequest:
     """What the pod assembly needs for one clique."""
 

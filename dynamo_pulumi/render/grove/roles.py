@@ -7,7 +7,6 @@ pathway iterates over the returned :class:`ServiceRole` list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from dynamo_pulumi.floor.constants import (
@@ -15,6 +14,7 @@ from dynamo_pulumi.floor.constants import (
     GROVE_ROLE_SUFFIX_LEADER,
     GROVE_ROLE_SUFFIX_WORKER,
 )
+from dynamo_pulumi.floor.records import record
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import ComponentSpecFields
@@ -23,7 +23,7 @@ RoleKind = Literal["main", "leader", "worker", "gms"]
 ROLE_GMS: RoleKind = "gms"
 
 
-@dataclass(frozen=True)
+@record
 class ServiceRole:
     """One clique of a component: name (original case), role, replicas and node rank."""
 

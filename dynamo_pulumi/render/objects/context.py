@@ -9,7 +9,6 @@ with ``ctx`` a :class:`ComponentContext` (objects the DCD controller owns) or a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_FRONTEND,
     DISCOVERY_BACKEND_KUBERNETES,
 )
+from dynamo_pulumi.floor.records import field, record
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.pod import metadata as pod_metadata
 
@@ -34,7 +34,7 @@ def discovery_backend(platform: Platform, annotations: dict[str, Any] | None) ->
     return str(pod_metadata.resolve_discovery(platform, annotations or {})[0])
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ComponentContext:
     """One DCD about to have its objects built (Deployment/LWS, Services, Ingress, ...)."""
 
@@ -127,7 +127,7 @@ class ComponentContext:
         return self.is_multinode and self.platform.lws_enabled
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class GraphContext:
     """A graph about to have its DGD-owned objects built (RBAC, EPP objects, adapters, ...)."""
 

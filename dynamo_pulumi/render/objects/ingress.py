@@ -7,7 +7,6 @@ operator's ``ingress`` configuration for a frontend DCD of a graph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
@@ -17,6 +16,7 @@ from dynamo_pulumi.floor.constants import (
     ISTIO_NETWORKING_API_VERSION,
 )
 from dynamo_pulumi.floor.naming import normalize_kube_resource_name
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.render import dcd_identity
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 from dynamo_pulumi.render.objects.context import ComponentContext
@@ -29,7 +29,7 @@ INGRESS_KIND = "Ingress"
 VIRTUAL_SERVICE_KIND = "VirtualService"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
+@record(eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class IngressSpec:
     """The operator's ``IngressSpec`` (the alpha component ``ingress`` block)."""
 

@@ -8,9 +8,9 @@ once per DCD with a :class:`ComponentContext` (objects the DCD controller owns).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.render.objects import (
     deployment,
     epp,
@@ -29,7 +29,7 @@ from dynamo_pulumi.render.objects.context import ComponentContext, GraphContext
 C = TypeVar("C")
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
+@record(eq=False, repr=False)  # never compared or printed: fewer methods to build at start-up
 class Builder(Generic[C]):
     """One kind of object: its name (for error messages and docs) and its build function."""
 

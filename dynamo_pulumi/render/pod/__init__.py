@@ -20,11 +20,11 @@ The context (:class:`~dynamo_pulumi.render.context.ComponentRenderContext`) must
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from dynamo_pulumi.api import pods
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor import records
 from dynamo_pulumi.floor.constants import (
     DEFAULT_SECURITY_CONTEXT_FS_GROUP,
     DEFAULT_SERVICE_ACCOUNT_NAME,
@@ -67,7 +67,7 @@ def for_role(ctx: ComponentRenderContext) -> ComponentRenderContext:
     if role is None:
         return ctx
     view = ctx.dcd.model_copy(update={"spec": spec.model_copy(update={"pod_template": role.pod_template})})
-    return dataclasses.replace(ctx, dcd=view)
+    return records.replace(ctx, dcd=view)
 
 
 def parent_name(ctx: ComponentRenderContext) -> str:

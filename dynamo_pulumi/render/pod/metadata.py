@@ -23,7 +23,6 @@ rule they share is written here once:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
@@ -61,6 +60,7 @@ from dynamo_pulumi.floor.constants import (
     WORKER_COMPONENT_TYPES,
 )
 from dynamo_pulumi.floor.naming import dcd_name, dynamo_namespace, is_worker_type, model_name_hash
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.render.context import ComponentRenderContext
 from dynamo_pulumi.render.dcd_identity import (
     DISAGG_TYPES,
@@ -95,7 +95,7 @@ _DCD_OWNED_LABELS: tuple[str, ...] = (
 # --- the shared rules -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class AlphaComponentData:
     """What a v1alpha1 component kept through conversion that its metadata reads."""
 

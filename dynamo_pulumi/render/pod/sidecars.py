@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import RenderError
+from dynamo_pulumi.floor import records
 from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_FRONTEND,
     DYNAMO_SYSTEM_PORT,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 def runtime_sidecar_base(ctx: DefaultsContext) -> dict[str, Any]:
     """The runtime init container's defaults: no command (the image entrypoint), no resources,
     and none of the engine-only env (endpoint health, canary checks, NIXL telemetry, FPM port)."""
-    rctx = dataclasses.replace(ctx, container_name=RUNTIME_SIDECAR_CONTAINER_NAME)
+    rctx = records.replace(ctx, container_name=RUNTIME_SIDECAR_CONTAINER_NAME)
     return {
         "name": RUNTIME_SIDECAR_CONTAINER_NAME,
         "restartPolicy": "Always",
@@ -83,7 +83,7 @@ def merge_runtime_sidecar(
 def frontend_sidecar_context(parent: DefaultsContext, name: str, image: Any) -> DefaultsContext:
     """The parent's identity with the type forced to frontend, one node, and the sidecar's own
     runtime version (from its image tag only)."""
-    return dataclasses.replace(
+    return records.replace(
         parent,
         component_type=COMPONENT_TYPE_FRONTEND,
         number_of_nodes=1,

@@ -6,10 +6,10 @@ rendering made."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from dynamo_pulumi.errors import FieldError, Path
+from dynamo_pulumi.floor.records import replace
 from dynamo_pulumi.validation.apiserver._common import mapping
 from dynamo_pulumi.validation.apiserver.pod import (
     TEMPLATE_CONTROLLERS,

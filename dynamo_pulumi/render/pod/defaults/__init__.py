@@ -4,7 +4,6 @@ merged over (``ComponentDefaultsFactory``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from dynamo_pulumi.floor.constants import (
@@ -15,13 +14,14 @@ from dynamo_pulumi.floor.constants import (
     COMPONENT_TYPE_PREFILL,
     COMPONENT_TYPE_WORKER,
 )
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.render.pod.defaults import default, epp, frontend, planner, worker
 from dynamo_pulumi.render.pod.defaults.common import DefaultsContext
 
 __all__ = ["ComponentDefaults", "DefaultsContext", "defaults_for"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class ComponentDefaults:
     base_container: Callable[[DefaultsContext], dict[str, Any]]
     base_pod_spec: Callable[[DefaultsContext], dict[str, Any]]

@@ -7,7 +7,6 @@ builds its own with the type forced to ``frontend``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.floor.constants import (
@@ -21,6 +20,7 @@ from dynamo_pulumi.floor.constants import (
     ENV_PARENT_DGD_K8S_NAMESPACE,
     MAIN_CONTAINER_NAME,
 )
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.model.runtime_version import Version, runtime_gate_enabled
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def gate_on(gate: str, version: Version | None) -> bool:
     return runtime_gate_enabled(gate, version)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
+@record(eq=False, repr=False)  # a context: never compared or printed, so fewer methods built at start
 class DefaultsContext:
     """The operator's ``ComponentContext`` plus the resolved runtime version."""
 
