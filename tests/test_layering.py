@@ -41,9 +41,8 @@ ROOT_FACES: dict[str, str] = {
 }
 #: Folders under the package that hold no modules.
 NOT_LAYERS = ("data",)
-LAYER_NAMES = list(LAYERS)
 #: The first edge: every layer below it is the pure core.
-FIRST_EDGE = LAYER_NAMES.index("cluster")
+FIRST_EDGE = LAYERS.index("cluster")
 #: Libraries only an edge loads at import time (a core module may import them inside a function
 #: that only a Pulumi program or a cluster call reaches, or under ``TYPE_CHECKING``).
 EDGE_LIBRARIES = ("pulumi", "pulumi_kubernetes", "kubernetes")
@@ -58,11 +57,11 @@ def layer_of(module: str) -> int | None:
     if len(parts) <= 1:
         face = ROOT_FACES.get(parts[0] if parts else "")
         if face is not None:
-            return LAYER_NAMES.index(face)
+            return LAYERS.index(face)
         if not parts or not (ROOT / parts[0]).is_dir():
             return None
     folder = parts[0]
-    return LAYER_NAMES.index(folder) if folder in LAYER_NAMES and (ROOT / folder).is_dir() else None
+    return LAYERS.index(folder) if folder in LAYERS and (ROOT / folder).is_dir() else None
 
 
 def all_modules() -> dict[str, Path]:
@@ -146,7 +145,7 @@ def upward_imports(module: str, source: str) -> list[str]:
         theirs = layer_of(imp.target)
         if own is not None and theirs is not None and theirs > own:
             problems.append(
-                f"{module}:{imp.line}: {module} ({LAYER_NAMES[own]}) imports {imp.target} ({LAYER_NAMES[theirs]})"
+                f"{module}:{imp.line}: {module} ({LAYERS[own]}) imports {imp.target} ({LAYERS[theirs]})"
             )
     return list(dict.fromkeys(problems))  # one line per import, however many names it takes
 
@@ -280,9 +279,9 @@ def test_an_edge_library_at_import_time_is_reported(source: str, reported: bool)
 
 def test_a_module_the_table_does_not_place_has_no_layer() -> None:
     assert layer_of("dynamo_pulumi.somewhere_new") is None
-    assert layer_of("dynamo_pulumi.defaulting.pathway") == LAYER_NAMES.index("defaulting")
-    assert layer_of("dynamo_pulumi.render.pod.merge") == LAYER_NAMES.index("render")
-    assert layer_of("dynamo_pulumi") == LAYER_NAMES.index("floor")
-    assert layer_of("dynamo_pulumi.platform") == LAYER_NAMES.index("model")
-    assert layer_of("dynamo_pulumi.program") == LAYER_NAMES.index("program")
-    assert layer_of("dynamo_pulumi.program.cloud_mocks") == LAYER_NAMES.index("program")
+    assert layer_of("dynamo_pulumi.defaulting.pathway") == LAYERS.index("defaulting")
+    assert layer_of("dynamo_pulumi.render.pod.merge") == LAYERS.index("render")
+    assert layer_of("dynamo_pulumi") == LAYERS.index("floor")
+    assert layer_of("dynamo_pulumi.platform") == LAYERS.index("model")
+    assert layer_of("dynamo_pulumi.program") == LAYERS.index("program")
+    assert layer_of("dynamo_pulumi.program.cloud_mocks") == LAYERS.index("program")

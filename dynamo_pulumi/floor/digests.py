@@ -26,6 +26,6 @@ def _constructor() -> Callable[[bytes], Any]:
 _SHA256 = _constructor()
 
 
-def sha256_hex(data: bytes) -> str:
-    """The SHA-256 of ``data`` as 64 lowercase hex digits."""
-    return _SHA256(data).hexdigest()  # type: ignore[no-any-return]
+def sha256_hex(data: bytes | str) -> str:
+    """The SHA-256 of ``data`` (text as its UTF-8 bytes) as 64 lowercase hex digits."""
+    return _SHA256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()  # type: ignore[no-any-return]

@@ -53,7 +53,7 @@ def json_digest(value: Any) -> str:
     The one digest of JSON data: object digests here, the readiness resource's ``revision`` and
     the PodCliqueSet composition trigger all take it, so none can drift from the others.
     """
-    return sha256_hex(canonical_json(value).encode("utf-8"))[:DIGEST_LENGTH]
+    return sha256_hex(canonical_json(value))[:DIGEST_LENGTH]
 
 
 def object_digest(obj: Mapping[str, Any]) -> str:

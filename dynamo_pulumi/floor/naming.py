@@ -6,7 +6,6 @@ renderer, the Pulumi layer and the readiness code all name things identically.
 
 from __future__ import annotations
 
-from dynamo_pulumi.floor import digests
 from dynamo_pulumi.floor.constants import (
     DNS1123_LABEL_MAX_LENGTH,
     GLOBAL_DYNAMO_NAMESPACE,
@@ -18,17 +17,13 @@ from dynamo_pulumi.floor.constants import (
     ROLE_NAME_SUFFIX,
     WORKER_COMPONENT_TYPES,
 )
+from dynamo_pulumi.floor.digests import sha256_hex
 
 #: Length of the hash appended to a Dynamo namespace that would exceed 63 characters (seed page).
 DYNAMO_NAMESPACE_HASH_LENGTH = 16
 
 _FNV32_OFFSET = 0x811C9DC5
 _FNV32_PRIME = 0x01000193
-
-
-def sha256_hex(text: str) -> str:
-    """Lowercase hex SHA-256 of the UTF-8 bytes of ``text``."""
-    return digests.sha256_hex(text.encode("utf-8"))
 
 
 def fnv1a_32(text: str) -> int:

@@ -56,11 +56,11 @@ class OutputTable:
     known: dict[str, Any] = field(default_factory=dict)
 
     def token_for(self, value: pulumi.Output[Any], path: str = "") -> str:
-        ident = sha256_hex(path.encode())[:12]
+        ident = sha256_hex(path)[:12]
         salt = 0
         while ident in self.outputs and self.outputs[ident] is not value:
             salt += 1
-            ident = sha256_hex(f"{path}#{salt}".encode())[:12]
+            ident = sha256_hex(f"{path}#{salt}")[:12]
         self.outputs[ident] = value
         self.paths[ident] = path
         return token(ident)
@@ -168,7 +168,7 @@ def token(ident: str) -> str:
 def probe_ident(ident: str) -> str:
     """Another valid token id for the same Output: the probe spelling stays a token, so schema
     checks still see an unknown value (not a string that fails a quantity pattern)."""
-    return sha256_hex(f"probe:{ident}".encode())[:12]
+    return sha256_hex(f"probe:{ident}")[:12]
 
 
 def replace_integer(value: Any, old: int, new: int) -> Any:
