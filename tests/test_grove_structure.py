@@ -19,6 +19,7 @@ from dynamo_pulumi.render.grove.gms import rank_claim_template_name
 from dynamo_pulumi.render.grove.podcliqueset import termination_delay
 from dynamo_pulumi.render.grove.provider_overrides import compose_overrides, effective_min_available
 from dynamo_pulumi.render.grove.roles import ServiceRole, expand_roles
+from dynamo_pulumi.render.grove.settings import grove_settings
 from dynamo_pulumi.render.grove.startup_order import startup_dependencies
 from dynamo_pulumi.render.pod.gms import apply_intra_pod_gms, standalone_claim_templates
 
@@ -189,7 +190,7 @@ def test_termination_delay_is_serialised_like_go_durations(text: str, expected: 
 def test_invalid_duration_is_a_render_error() -> None:
     platform = Platform.model_validate({"orchestrators": {"grove": {"terminationDelay": "fifteen minutes"}}})
     with pytest.raises(RenderError, match="invalid duration") as err:
-        termination_delay(platform)
+        termination_delay(grove_settings(platform))
     assert err.value.path == "orchestrators.grove.terminationDelay"
 
 

@@ -24,7 +24,7 @@ from dynamo_pulumi.errors import RenderError
 from dynamo_pulumi.floor.records import record, replace
 from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInventory
 from dynamo_pulumi.render.grove.cliques import build_clique
-from dynamo_pulumi.render.grove.facts import GraphFacts
+from dynamo_pulumi.render.grove.facts import GraphFacts, graph_facts
 from dynamo_pulumi.render.grove.gms import rank_claim_template_configs
 from dynamo_pulumi.render.grove.kv_topology import apply_cluster_topology_items, cluster_topology_domains
 from dynamo_pulumi.render.grove.podcliqueset import pod_clique_set_shell
@@ -66,7 +66,8 @@ def render_grove(
 
     ``namespace`` is the resolved target namespace (the caller decides between an explicit value
     and ``metadata.namespace``). ``worker_hash`` defaults to the graph's computed worker hash: the
-    hash suffix is always on for a freshly created Grove graph with worker components.
+    hash suffix is always on for a freshly created Grove graph with worker components. The
+    platform is read once, into the graph's facts, which the PCS and the objects around it share.
     """
     from dynamo_pulumi.render.grove.ancillary import ancillary_objects
 
@@ -74,10 +75,9 @@ def render_grove(
         from dynamo_pulumi.render.worker_hash import compute_worker_hash
 
         worker_hash = compute_worker_hash(dgd, namespace)
-    pcs = render_pod_clique_set(
-        dgd, platform, namespace, worker_hash=worker_hash, pod_spec_builder=pod_spec_builder, dra=dra
-    )
-    return [pcs, *ancillary_objects(dgd, platform, namespace, worker_hash)]
+    facts = graph_facts(dgd, platform, namespace, worker_hash)
+    pcs = _pod_clique_set(facts, pod_spec_builder or default_pod_spec_builder, dra)
+    return [pcs, *ancillary_objects(facts)]
 
 
 def render_pod_clique_set(
@@ -89,18 +89,22 @@ def render_pod_clique_set(
     pod_spec_builder: PodSpecBuilder | None = None,
     dra: DraInventory = EMPTY_INVENTORY,
 ) -> dict[str, Any]:
-    """``GenerateGrovePodCliqueSet`` followed by provider-override composition."""
+    """``GenerateGrovePodCliqueSet`` followed by provider-override composition (the PCS alone)."""
+    facts = graph_facts(dgd, platform, namespace, worker_hash)
+    return _pod_clique_set(facts, pod_spec_builder or default_pod_spec_builder, dra)
+
+
+def _pod_clique_set(facts: GraphFacts, build: PodSpecBuilder, dra: DraInventory) -> dict[str, Any]:
     from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
     from dynamo_pulumi.render.graph import generate_component_deployments
 
-    refuse_cluster_dependent(dgd, platform)
-    check_scheduler_integrations(platform)
-    build = pod_spec_builder or default_pod_spec_builder
-    facts = GraphFacts.of(dgd, platform, namespace, worker_hash)
-    pcs = pod_clique_set_shell(dgd, platform, namespace)
+    dgd, settings, namespace = facts.dgd, facts.settings, facts.namespace
+    refuse_cluster_dependent(dgd, settings)
+    check_scheduler_integrations(settings)
+    pcs = pod_clique_set_shell(dgd, settings, namespace)
     template = pcs["spec"]["template"]
-    dcds = generate_component_deployments(dgd, namespace, worker_hash, apply_deployment_config=False)
-    domains = cluster_topology_domains(dgd, platform)
+    dcds = generate_component_deployments(dgd, namespace, facts.worker_hash, apply_deployment_config=False)
+    domains = cluster_topology_domains(dgd, settings)
     if domains is not None:
         apply_cluster_topology_items(dgd, dcds, domains)
     graph_backend = graph_backend_framework(dgd)
@@ -109,8 +113,8 @@ def render_pod_clique_set(
     explicit = False
     for index, (component, dcd) in enumerate(zip(dgd.components, dcds, strict=True)):
         backend = component_backend_framework(dcd["spec"], graph_backend)
-        base = replace(_pod_request(facts, platform, component, dcd, backend), dra=dra)
-        units = _component_units(facts, platform, component, base, build, index)
+        base = replace(_pod_request(facts, component, dcd, backend), dra=dra)
+        units = _component_units(facts, component, base, build, index)
         template["cliques"].extend(units.cliques)
         explicit = units.ordered or explicit
         claim_templates += units.claim_templates
@@ -138,7 +142,6 @@ class ComponentUnits:
 
 def _component_units(
     facts: GraphFacts,
-    platform: Platform,
     component: DynamoComponentDeploymentSharedSpec,
     base: PodRequest,
     build: PodSpecBuilder,
@@ -147,7 +150,7 @@ def _component_units(
     """Cliques (in role order), startup ordering, scaling group and per-rank claim templates."""
     dgd = facts.dgd
     roles = expand_roles(component.name, component)
-    gated = checkpoint_gated(component, platform)
+    gated = checkpoint_gated(component, facts.settings)
     failover = is_inter_pod_failover(component)
     cliques = [
         build_clique(
@@ -162,7 +165,7 @@ def _component_units(
         for role in roles
     ]
     for clique in cliques:
-        inject_schedulers(clique, platform, dgd.annotations)
+        inject_schedulers(clique, facts.settings, dgd.annotations)
     deps = startup_dependencies(roles, base.backend_framework, component.number_of_nodes, component.is_inter_pod_gms)
     ordered = apply_startup_dependencies(cliques, deps)
     claim_templates: list[dict[str, Any]] = []
@@ -179,7 +182,6 @@ def _component_units(
 
 def _pod_request(
     facts: GraphFacts,
-    platform: Platform,
     component: DynamoComponentDeploymentSharedSpec,
     dcd: dict[str, Any],
     backend: str,
@@ -192,7 +194,7 @@ def _pod_request(
         graph_name=facts.dgd.name,
         namespace=facts.namespace,
         dynamo_namespace=grove_dynamo_namespace(facts.dgd, facts.namespace, component),
-        platform=platform,
+        platform=facts.platform,
         backend_framework=backend,
         graph_has_epp=facts.has_epp,
         discovery_backend=facts.discovery_backend,

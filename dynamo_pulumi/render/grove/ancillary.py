@@ -38,7 +38,6 @@ from dynamo_pulumi.floor.naming import (
     truncate_with_fnv,
 )
 from dynamo_pulumi.render.backends.vllm import is_elastic_ep_ray_launch
-from dynamo_pulumi.render.grove.facts import resolve_discovery_backend
 from dynamo_pulumi.render.grove.pods import dcd_model
 from dynamo_pulumi.render.objects import ingress
 from dynamo_pulumi.render.objects.common import k8s_object, object_meta
@@ -49,14 +48,13 @@ from dynamo_pulumi.render.objects.service import service_port
 from dynamo_pulumi.render.pod.metadata import (
     NO_ALPHA_DATA,
     AlphaComponentData,
-    alpha_components,
     component_resource_annotations,
     component_resource_labels,
 )
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
-    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.render.grove.facts import GraphFacts
 
 
 def component_service(
@@ -130,41 +128,42 @@ def model_services(dgd: DynamoGraphDeployment, namespace: str) -> list[dict[str,
     return objects
 
 
-def _frontend_ingress(dcd: dict[str, Any], dgd: DynamoGraphDeployment, platform: Platform,
-                      namespace: str, worker_hash: str) -> list[dict[str, Any]]:
+def _frontend_ingress(dcd: dict[str, Any], facts: GraphFacts) -> list[dict[str, Any]]:
     ctx = ComponentContext(
         dcd=dcd,
         model=dcd_model(dcd),
-        namespace=namespace,
-        platform=platform,
+        namespace=facts.namespace,
+        platform=facts.platform,
         pod_template=lambda _role: {},
-        graph_name=dgd.name,
-        worker_hash=worker_hash,
+        graph_name=facts.dgd.name,
+        worker_hash=facts.worker_hash,
     )
     return ingress.build(ctx)
 
 
-def ancillary_objects(
-    dgd: DynamoGraphDeployment, platform: Platform, namespace: str, worker_hash: str
-) -> list[dict[str, Any]]:
-    """Services, model Services, ingress, then the graph-level objects, in that order."""
+def ancillary_objects(facts: GraphFacts) -> list[dict[str, Any]]:
+    """Services, model Services, ingress, then the graph-level objects, in that order.
+
+    ``facts`` are the ones the PodCliqueSet was rendered from (discovery backend, alpha data):
+    resolved once for the whole graph.
+    """
     from dynamo_pulumi.render.graph import generate_component_deployments
 
-    k8s_discovery = resolve_discovery_backend(dgd, platform) == DISCOVERY_BACKEND_KUBERNETES
+    dgd, namespace, worker_hash = facts.dgd, facts.namespace, facts.worker_hash
+    k8s_discovery = facts.discovery_backend == DISCOVERY_BACKEND_KUBERNETES
     dcds = generate_component_deployments(dgd, namespace, worker_hash, apply_deployment_config=False)
-    alpha = alpha_components(dgd)
     objects: list[dict[str, Any]] = []
     for component, dcd in zip(dgd.components, dcds, strict=True):
         if k8s_discovery or component.type == COMPONENT_TYPE_FRONTEND:
-            data = alpha.get(component.name, NO_ALPHA_DATA)
+            data = facts.alpha_data(component.name)
             objects.append(component_service(dgd, component, namespace, worker_hash, k8s_discovery, data))
         if _is_single_pod_elastic_ep_leader(component):
             objects.append(elastic_ep_leader_service(dgd, component, namespace, worker_hash,
-                                                     alpha.get(component.name, NO_ALPHA_DATA)))
+                                                     facts.alpha_data(component.name)))
         if component.type == COMPONENT_TYPE_FRONTEND:
-            objects += _frontend_ingress(dcd, dgd, platform, namespace, worker_hash)
+            objects += _frontend_ingress(dcd, facts)
     objects += model_services(dgd, namespace)
-    graph_ctx = GraphContext(graph=dgd, namespace=namespace, platform=platform, components=dcds)
+    graph_ctx = GraphContext(graph=dgd, namespace=namespace, platform=facts.platform, components=dcds)
     for builder in GRAPH_BUILDERS:
         objects += builder.build(graph_ctx)
     return objects

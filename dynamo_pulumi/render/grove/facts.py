@@ -1,7 +1,9 @@
 """Graph-wide values every clique of every component reads on the Grove pathway.
 
-Computed once per graph (:meth:`GraphFacts.of`); the clique labels and annotations
-(:mod:`dynamo_pulumi.render.pod.metadata`) and the pod requests read them.
+Computed once per rendering (:func:`graph_facts`), with the platform's Grove switches
+(:mod:`.settings`): the stages after it (the PCS shell, the cliques, the pod requests, the
+objects around the PCS) receive these facts instead of the platform, so nothing is read or
+resolved twice.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from dynamo_pulumi.floor.constants import COMPONENT_TYPE_EPP, KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND
 from dynamo_pulumi.floor.records import record
+from dynamo_pulumi.render.grove.settings import GroveSettings, grove_settings
 from dynamo_pulumi.render.pod.metadata import NO_ALPHA_DATA, AlphaComponentData, alpha_components
 
 if TYPE_CHECKING:
@@ -17,7 +20,7 @@ if TYPE_CHECKING:
     from dynamo_pulumi.platform import Platform
 
 
-@record
+@record(eq=False, repr=False)  # a context: never compared or printed
 class GraphFacts:
     """Graph-wide values every clique of every component reads."""
 
@@ -27,25 +30,33 @@ class GraphFacts:
     worker_hash: str
     has_epp: bool
     alpha: dict[str, AlphaComponentData]
+    settings: GroveSettings
+    #: For the builders shared with the component pathway (pod assembly, Services, ingress,
+    #: graph-level objects), which read the platform themselves.
+    platform: Platform
 
     def alpha_data(self, component_name: str) -> AlphaComponentData:
         return self.alpha.get(component_name, NO_ALPHA_DATA)
 
-    @classmethod
-    def of(cls, dgd: DynamoGraphDeployment, platform: Platform, namespace: str, worker_hash: str) -> GraphFacts:
-        return cls(
-            dgd=dgd,
-            namespace=namespace,
-            discovery_backend=resolve_discovery_backend(dgd, platform),
-            worker_hash=worker_hash,
-            has_epp=any(c.type == COMPONENT_TYPE_EPP for c in dgd.components),
-            alpha=alpha_components(dgd),
-        )
+
+def graph_facts(dgd: DynamoGraphDeployment, platform: Platform, namespace: str, worker_hash: str) -> GraphFacts:
+    """The facts of ``dgd`` rendered into ``namespace`` on ``platform``."""
+    settings = grove_settings(platform)
+    return GraphFacts(
+        dgd=dgd,
+        namespace=namespace,
+        discovery_backend=resolve_discovery_backend(dgd, settings.discovery_backend),
+        worker_hash=worker_hash,
+        has_epp=any(c.type == COMPONENT_TYPE_EPP for c in dgd.components),
+        alpha=alpha_components(dgd),
+        settings=settings,
+        platform=platform,
+    )
 
 
-def resolve_discovery_backend(dgd: DynamoGraphDeployment, platform: Platform) -> str:
+def resolve_discovery_backend(dgd: DynamoGraphDeployment, platform_backend: str) -> str:
     """``GetDiscoveryBackend``: the DGD annotation when present (even empty), else the platform's."""
     annotations = dgd.annotations
     if KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND in annotations:
         return annotations[KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND]
-    return platform.discovery.backend
+    return platform_backend

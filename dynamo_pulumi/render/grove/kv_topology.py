@@ -17,26 +17,26 @@ from dynamo_pulumi.floor.naming import is_worker_type
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.render.grove.settings import GroveSettings
 
 _PATH = "spec.experimental.kvTransferPolicy"
 
 
-def cluster_topology_domains(dgd: DynamoGraphDeployment, platform: Platform) -> list[str] | None:
+def cluster_topology_domains(dgd: DynamoGraphDeployment, settings: GroveSettings) -> list[str] | None:
     """``resolveGroveClusterTopologyDomains``: the binding's level domains, None without a name."""
     experimental = dgd.spec.experimental
     policy = experimental.kv_transfer_policy if experimental else None
     if policy is None or not policy.cluster_topology_name:
         return None
     name = policy.cluster_topology_name
-    if name not in platform.cluster.cluster_topologies:
+    if name not in settings.cluster_topologies:
         raise RenderError(
             f'spec.experimental.kvTransferPolicy.clusterTopologyName "{name}" references a '
             "ClusterTopologyBinding resource that was not found (declare its levels under "
             "cluster.clusterTopologies in the platform settings)",
             f"{_PATH}.clusterTopologyName",
         )
-    domains = list(platform.cluster.cluster_topologies[name])
+    domains = list(settings.cluster_topologies[name])
     if policy.domain not in domains:
         raise RenderError(
             f'spec.experimental.kvTransferPolicy.domain "{policy.domain}" does not exist in '

@@ -29,17 +29,17 @@ from dynamo_pulumi.render.objects.common import k8s_object
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoGraphDeployment
-    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.render.grove.settings import GroveSettings
 
 #: ``orchestrators.grove.terminationDelay`` default (15 minutes), as Go serialises it.
 DEFAULT_GROVE_TERMINATION_DELAY = "15m0s"
 
-def termination_delay(platform: Platform) -> str | None:
+def termination_delay(settings: GroveSettings) -> str | None:
     """The configured Grove termination delay, or None when it is zero (then omitted).
 
     Read from ``orchestrators.grove.terminationDelay``; unset keeps the operator's default.
     """
-    configured = platform.orchestrators.grove.termination_delay
+    configured = settings.termination_delay
     if configured is None:
         return DEFAULT_GROVE_TERMINATION_DELAY
     try:
@@ -49,13 +49,13 @@ def termination_delay(platform: Platform) -> str | None:
     return format_go_duration(seconds) if seconds > 0 else None
 
 
-def pod_clique_set_shell(dgd: DynamoGraphDeployment, platform: Platform, namespace: str) -> dict[str, Any]:
+def pod_clique_set_shell(dgd: DynamoGraphDeployment, settings: GroveSettings, namespace: str) -> dict[str, Any]:
     """The PCS with everything except cliques, scaling groups and claim templates."""
     labels = dict(dgd.spec.labels or {})
     labels[KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME] = dgd.name
     metadata: dict[str, Any] = {"name": pcs_name_for_dgd(dgd), "namespace": namespace, "labels": labels}
     annotations = dict(dgd.spec.annotations or {})
-    queue = volcano_queue(dgd.annotations, platform)
+    queue = volcano_queue(dgd.annotations, settings)
     if queue:
         annotations[GROVE_ANNOTATION_VOLCANO_QUEUE] = queue
     if annotations:
@@ -66,7 +66,7 @@ def pod_clique_set_shell(dgd: DynamoGraphDeployment, platform: Platform, namespa
     }
     if dgd.spec.priority_class_name:
         template["priorityClassName"] = dgd.spec.priority_class_name
-    delay = termination_delay(platform)
+    delay = termination_delay(settings)
     if delay is not None:
         template["terminationDelay"] = delay
     topology = spec_topology_constraint(dgd.spec.topology_constraint)

@@ -8,7 +8,8 @@ Volcano integration on, such cliques run under ``volcano`` and the PCS carries t
 annotation. Both at once is an operator error.
 
 The switches are the operator configuration's ``orchestrators.kaiScheduler.enabled`` and
-``orchestrators.volcanoScheduler.enabled``; a platform model without them has both off.
+``orchestrators.volcanoScheduler.enabled`` (read once into :class:`.settings.GroveSettings`); a
+platform model without them has both off.
 """
 
 from __future__ import annotations
@@ -26,20 +27,12 @@ from dynamo_pulumi.floor.constants import (
 )
 
 if TYPE_CHECKING:
-    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.render.grove.settings import GroveSettings
 
 
-def kai_enabled(platform: Platform) -> bool:
-    return platform.grove_enabled and platform.orchestrators.kai_scheduler.on
-
-
-def volcano_enabled(platform: Platform) -> bool:
-    return platform.grove_enabled and platform.orchestrators.volcano_scheduler.on
-
-
-def check_scheduler_integrations(platform: Platform) -> None:
+def check_scheduler_integrations(settings: GroveSettings) -> None:
     """``resolveGroveSchedulerQueue``: the two integrations exclude each other."""
-    if kai_enabled(platform) and volcano_enabled(platform):
+    if settings.kai_scheduler and settings.volcano_scheduler:
         raise RenderError("kai-scheduler and volcano scheduler integrations cannot both be enabled for Grove")
 
 
@@ -49,20 +42,20 @@ def kai_queue(annotations: dict[str, str]) -> str:
     return value or DEFAULT_KAI_SCHEDULER_QUEUE
 
 
-def volcano_queue(annotations: dict[str, str], platform: Platform) -> str:
+def volcano_queue(annotations: dict[str, str], settings: GroveSettings) -> str:
     """The Volcano queue the PCS announces ("" when the integration is off or no queue is named)."""
-    if not volcano_enabled(platform):
+    if not settings.volcano_scheduler:
         return ""
     return annotations.get(KUBE_ANNOTATION_VOLCANO_QUEUE, "").strip()
 
 
-def inject_schedulers(clique: dict[str, Any], platform: Platform, annotations: dict[str, str]) -> None:
+def inject_schedulers(clique: dict[str, Any], settings: GroveSettings, annotations: dict[str, str]) -> None:
     """Set the clique's scheduler (and KAI queue label) unless the user chose another scheduler."""
     pod_spec = clique["spec"]["podSpec"]
     current = pod_spec.get("schedulerName") or ""
-    if kai_enabled(platform) and current in ("", KAI_SCHEDULER_NAME):
+    if settings.kai_scheduler and current in ("", KAI_SCHEDULER_NAME):
         pod_spec["schedulerName"] = KAI_SCHEDULER_NAME
         clique.setdefault("labels", {})[KUBE_LABEL_KAI_SCHEDULER_QUEUE] = kai_queue(annotations)
         current = KAI_SCHEDULER_NAME
-    if volcano_enabled(platform) and current in ("", VOLCANO_SCHEDULER_NAME):
+    if settings.volcano_scheduler and current in ("", VOLCANO_SCHEDULER_NAME):
         pod_spec["schedulerName"] = VOLCANO_SCHEDULER_NAME

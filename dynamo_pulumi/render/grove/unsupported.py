@@ -24,22 +24,22 @@ from dynamo_pulumi.render.pod.gms import require_dra
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeploymentSharedSpec, DynamoGraphDeployment
-    from dynamo_pulumi.platform import Platform
+    from dynamo_pulumi.render.grove.settings import GroveSettings
 
 CHECKPOINT_STARTUP_POLICY_WAIT = "WaitForCheckpoint"
 
 
-def checkpoint_gated(component: DynamoComponentDeploymentSharedSpec, platform: Platform) -> bool:
+def checkpoint_gated(component: DynamoComponentDeploymentSharedSpec, settings: GroveSettings) -> bool:
     """True when the component's engines wait (0 replicas) for a checkpoint that is not Ready yet."""
     checkpoint = component.checkpoint
-    if not platform.checkpoint.on or checkpoint is None or not checkpoint.enabled:
+    if not settings.checkpoints or checkpoint is None or not checkpoint.enabled:
         return False
     return checkpoint.effective_startup_policy == CHECKPOINT_STARTUP_POLICY_WAIT
 
 
-def refuse_cluster_dependent(dgd: DynamoGraphDeployment, platform: Platform) -> None:
+def refuse_cluster_dependent(dgd: DynamoGraphDeployment, settings: GroveSettings) -> None:
     """Raise a RenderError for the first component that cannot be rendered offline."""
-    require_dra(dgd, platform)
+    require_dra(dgd, dra_off=settings.dra_off)
     for i, component in enumerate(dgd.components):
         path = f"spec.components[{i}]"
         if component.type == COMPONENT_TYPE_LPX or component.lpx is not None:
@@ -50,7 +50,7 @@ def refuse_cluster_dependent(dgd: DynamoGraphDeployment, platform: Platform) -> 
                 f"{path}.lpx",
             )
         checkpoint = component.checkpoint
-        if not platform.checkpoint.on or checkpoint is None or not checkpoint.enabled:
+        if not settings.checkpoints or checkpoint is None or not checkpoint.enabled:
             continue
         if checkpoint.effective_startup_policy != CHECKPOINT_STARTUP_POLICY_WAIT:
             raise RenderError(

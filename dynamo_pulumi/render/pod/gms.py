@@ -33,7 +33,6 @@ from dynamo_pulumi.render.objects.common import k8s_object, object_meta
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import ComponentSpecFields, DynamoGraphDeployment
-    from dynamo_pulumi.platform import Platform
 
 __all__ = [
     "DRA_CLAIM_NAME",
@@ -83,13 +82,13 @@ def needs_dra(component: ComponentSpecFields) -> bool:
     return component.gms is not None or (failover is not None and failover.effective_mode == "InterPod")
 
 
-def require_dra(dgd: DynamoGraphDeployment, platform: Platform) -> None:
+def require_dra(dgd: DynamoGraphDeployment, *, dra_off: bool) -> None:
     """The shared-resources reconciler fails the graph (either pathway) when DRA is off.
 
     Offline only an explicit ``dra.enabled: false`` turns DRA off (left unset, the API is assumed
-    served, as on Kubernetes 1.34+).
+    served, as on Kubernetes 1.34+): ``dra_off`` is that, read once by the caller.
     """
-    if platform.dra.enabled is not False:
+    if not dra_off:
         return
     for i, component in enumerate(dgd.components):
         if needs_dra(component):
