@@ -227,6 +227,7 @@ def _run_counts() -> Counter[str]:
     """How often the watched functions are entered while the embedded example is planned."""
     import importlib
 
+    sys.path.insert(0, str(ROOT))
     counts: Counter[str] = Counter()
     for name in WATCHED:
         module_name, _, attr = f"{PACKAGE}.{name}".rpartition(".")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dynamo_pulumi.platform import NamespaceConfig, Orchestrators
+    from dynamo_pulumi.platform import NamespaceConfig, Orchestrators, Toggle
 
 
 class ToggleHelpers:
@@ -25,6 +25,7 @@ class PlatformHelpers:
     if TYPE_CHECKING:
         orchestrators: Orchestrators
         namespace: NamespaceConfig
+        dra: Toggle
 
     @property
     def grove_enabled(self) -> bool:
@@ -33,6 +34,13 @@ class PlatformHelpers:
     @property
     def lws_enabled(self) -> bool:
         return self.orchestrators.lws.on
+
+    @property
+    def dra_off(self) -> bool:
+        """DRA is off only when ``dra.enabled: false`` is given: left unset, the
+        ``resource.k8s.io/v1`` API is assumed served (Kubernetes 1.34+), unlike the orchestrator
+        switches, which count as off until turned on."""
+        return self.dra.enabled is False
 
     @property
     def cluster_wide(self) -> bool:

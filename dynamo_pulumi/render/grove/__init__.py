@@ -26,7 +26,7 @@ from dynamo_pulumi.render.backends.dra_claims import EMPTY_INVENTORY, DraInvento
 from dynamo_pulumi.render.grove.cliques import build_clique
 from dynamo_pulumi.render.grove.facts import GraphFacts, graph_facts
 from dynamo_pulumi.render.grove.gms import rank_claim_template_configs
-from dynamo_pulumi.render.grove.kv_topology import apply_cluster_topology_items, cluster_topology_domains
+from dynamo_pulumi.render.grove.kv_topology import cluster_topology_domains, with_cluster_topology_items
 from dynamo_pulumi.render.grove.podcliqueset import pod_clique_set_shell
 from dynamo_pulumi.render.grove.pods import (
     PodRequest,
@@ -96,17 +96,16 @@ def render_pod_clique_set(
 
 def _pod_clique_set(facts: GraphFacts, build: PodSpecBuilder, dra: DraInventory) -> dict[str, Any]:
     from dynamo_pulumi.render.backend_framework import component_backend_framework, graph_backend_framework
-    from dynamo_pulumi.render.graph import generate_component_deployments
 
     dgd, settings, namespace = facts.dgd, facts.settings, facts.namespace
     refuse_cluster_dependent(dgd, settings)
     check_scheduler_integrations(settings)
     pcs = pod_clique_set_shell(dgd, settings, namespace)
     template = pcs["spec"]["template"]
-    dcds = generate_component_deployments(dgd, namespace, facts.worker_hash, apply_deployment_config=False)
+    dcds = facts.dcds
     domains = cluster_topology_domains(dgd, settings)
     if domains is not None:
-        apply_cluster_topology_items(dgd, dcds, domains)
+        dcds = with_cluster_topology_items(dgd, dcds, domains)
     graph_backend = graph_backend_framework(dgd)
     groups: list[dict[str, Any]] = []
     claim_templates: list[dict[str, Any]] = []

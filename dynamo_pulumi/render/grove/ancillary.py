@@ -147,11 +147,8 @@ def ancillary_objects(facts: GraphFacts) -> list[dict[str, Any]]:
     ``facts`` are the ones the PodCliqueSet was rendered from (discovery backend, alpha data):
     resolved once for the whole graph.
     """
-    from dynamo_pulumi.render.graph import generate_component_deployments
-
-    dgd, namespace, worker_hash = facts.dgd, facts.namespace, facts.worker_hash
+    dgd, namespace, worker_hash, dcds = facts.dgd, facts.namespace, facts.worker_hash, facts.dcds
     k8s_discovery = facts.discovery_backend == DISCOVERY_BACKEND_KUBERNETES
-    dcds = generate_component_deployments(dgd, namespace, worker_hash, apply_deployment_config=False)
     objects: list[dict[str, Any]] = []
     for component, dcd in zip(dgd.components, dcds, strict=True):
         if k8s_discovery or component.type == COMPONENT_TYPE_FRONTEND:

@@ -8,7 +8,7 @@ resolved twice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.floor.constants import COMPONENT_TYPE_EPP, KUBE_ANNOTATION_DYNAMO_DISCOVERY_BACKEND
 from dynamo_pulumi.floor.records import record
@@ -31,6 +31,9 @@ class GraphFacts:
     has_epp: bool
     alpha: dict[str, AlphaComponentData]
     settings: GroveSettings
+    #: The components' DCDs as the operator generates them for Grove (no deployment config), in
+    #: component order: generated once, read by the PCS and by the objects around it.
+    dcds: list[dict[str, Any]]
     #: For the builders shared with the component pathway (pod assembly, Services, ingress,
     #: graph-level objects), which read the platform themselves.
     platform: Platform
@@ -41,6 +44,8 @@ class GraphFacts:
 
 def graph_facts(dgd: DynamoGraphDeployment, platform: Platform, namespace: str, worker_hash: str) -> GraphFacts:
     """The facts of ``dgd`` rendered into ``namespace`` on ``platform``."""
+    from dynamo_pulumi.render.graph import generate_component_deployments
+
     settings = grove_settings(platform)
     return GraphFacts(
         dgd=dgd,
@@ -50,6 +55,7 @@ def graph_facts(dgd: DynamoGraphDeployment, platform: Platform, namespace: str, 
         has_epp=any(c.type == COMPONENT_TYPE_EPP for c in dgd.components),
         alpha=alpha_components(dgd),
         settings=settings,
+        dcds=generate_component_deployments(dgd, namespace, worker_hash, apply_deployment_config=False),
         platform=platform,
     )
 

@@ -9,6 +9,7 @@ one of its levels fails rendering as the operator does.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
 from dynamo_pulumi.errors import RenderError
@@ -46,20 +47,32 @@ def cluster_topology_domains(dgd: DynamoGraphDeployment, settings: GroveSettings
     return domains
 
 
-def apply_cluster_topology_items(dgd: DynamoGraphDeployment, dcds: list[dict[str, Any]], domains: list[str]) -> None:
-    """Fill the worker DCDs' topology volume with one item per binding level (labelKey form wins)."""
+def with_cluster_topology_items(
+    dgd: DynamoGraphDeployment, dcds: list[dict[str, Any]], domains: list[str]
+) -> list[dict[str, Any]]:
+    """The DCDs with the workers' topology volume holding one item per binding level.
+
+    The DCDs given are the graph's shared ones (the objects around the PCS read them as generated,
+    without the items), so a worker that gets items is copied; the others are passed through. A
+    ``labelKey`` policy keeps the volume as generated.
+    """
     experimental = dgd.spec.experimental
     policy = experimental.kv_transfer_policy if experimental else None
     if policy is None or policy.label_key:
-        return
+        return dcds
     items = [
         {"path": d, "fieldRef": {"fieldPath": f"metadata.labels['{KUBE_LABEL_DYNAMO_TOPOLOGY_PREFIX}{d}']"}}
         for d in domains
     ]
-    for dcd in dcds:
-        if not is_worker_type(dcd["spec"].get("type")):
-            continue
-        pod_spec = (dcd["spec"].get("podTemplate") or {}).get("spec") or {}
-        for volume in pod_spec.get("volumes") or []:
-            if volume.get("name") == TOPOLOGY_VOLUME_NAME:
-                volume["downwardAPI"] = {"items": list(items)} if items else {}
+    return [_with_topology_items(dcd, items) if is_worker_type(dcd["spec"].get("type")) else dcd for dcd in dcds]
+
+
+def _with_topology_items(dcd: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    pod_spec = (dcd["spec"].get("podTemplate") or {}).get("spec") or {}
+    if not any(volume.get("name") == TOPOLOGY_VOLUME_NAME for volume in pod_spec.get("volumes") or []):
+        return dcd
+    dcd = copy.deepcopy(dcd)
+    for volume in dcd["spec"]["podTemplate"]["spec"]["volumes"]:
+        if volume.get("name") == TOPOLOGY_VOLUME_NAME:
+            volume["downwardAPI"] = {"items": copy.deepcopy(items)} if items else {}
+    return dcd

@@ -46,7 +46,7 @@ def grove_settings(platform: Platform) -> GroveSettings:
         kai_scheduler=grove and platform.orchestrators.kai_scheduler.on,
         volcano_scheduler=grove and platform.orchestrators.volcano_scheduler.on,
         checkpoints=platform.checkpoint.on,
-        dra_off=platform.dra.enabled is False,
+        dra_off=platform.dra_off,
         termination_delay=platform.orchestrators.grove.termination_delay,
         cluster_topologies={name: list(levels) for name, levels in platform.cluster.cluster_topologies.items()},
         discovery_backend=platform.discovery.backend,

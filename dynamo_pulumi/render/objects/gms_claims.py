@@ -15,5 +15,5 @@ from dynamo_pulumi.render.pod.gms import require_dra, standalone_claim_templates
 
 
 def build(ctx: GraphContext) -> list[dict[str, Any]]:
-    require_dra(ctx.graph, dra_off=ctx.platform.dra.enabled is False)
+    require_dra(ctx.graph, dra_off=ctx.platform.dra_off)
     return standalone_claim_templates(ctx.graph, ctx.namespace)
