@@ -398,32 +398,41 @@ def admit_loaded(loaded: LoadedObject, platform: Any = None, namespace: str | No
 
 
 def _create_admission(loaded: LoadedObject, platform: Any, namespace: str | None) -> tuple[Any, Findings]:
+    """One admission of the object: a v1alpha1 DGD or DCD meets the alpha CRD's schema and CEL
+    rules on its alpha form first, and the compatibility pass after the webhook's rules, which
+    judge its conversion (errors at the paths the user wrote)."""
     from dynamo_pulumi.validation import admit
 
     ns = _namespace(loaded, namespace)
-    view = loaded.alpha_object
-    if view is None:
-        return admit(loaded.object, platform, namespace=ns)
-    from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
-    from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
-    from dynamo_pulumi.validation.alpha import (
-        alpha_compat_findings,
-        alpha_schema_errors,
-        beta_webhook_admission,
-    )
+    view = _alpha_workload(loaded)
+    if view is not None:
+        from dynamo_pulumi.validation.alpha import alpha_schema_errors
 
-    if not isinstance(view, (AlphaDGD, AlphaDCD)):
-        return admit(loaded.object, platform, namespace=ns)
-    cel = alpha_schema_errors(view, on_create=True)
-    if cel:
-        return None, Findings(errors=cel)
-    stored, found = beta_webhook_admission(loaded.object, platform)
+        cel = alpha_schema_errors(view, on_create=True)
+        if cel:
+            return None, Findings(errors=cel)
+    stored, found = admit(loaded.object, platform, namespace=ns, alpha_checked=view is not None)
+    if view is None:
+        return stored, found
+    from dynamo_pulumi.validation.alpha import alpha_compat_findings
+
     findings = Findings(
         errors=[replace(e, path=alpha_rule_path(loaded, e.path)) for e in found.errors],
         warnings=list(found.warnings),
     )
     findings.extend(alpha_compat_findings(view, ns, alpha_source=True))
     return stored, findings
+
+
+def _alpha_workload(loaded: LoadedObject) -> Any:
+    """The alpha form of a v1alpha1 DGD or DCD (None for any other object)."""
+    view = loaded.alpha_object
+    if view is None:
+        return None
+    from dynamo_pulumi.api.v1alpha1 import DynamoComponentDeployment as AlphaDCD
+    from dynamo_pulumi.api.v1alpha1 import DynamoGraphDeployment as AlphaDGD
+
+    return view if isinstance(view, (AlphaDGD, AlphaDCD)) else None
 
 
 def validate_source(

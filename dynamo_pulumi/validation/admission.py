@@ -1,8 +1,10 @@
-"""Admission entry points and CREATE admission of one object.
+"""Admission entry points and the one pipeline every object goes through.
 
-:func:`admit` runs a request through the API server's stages; an update (``old`` given) is
-handed to :mod:`.update_admission`. A create is defaulted, checked against the CRD schema and
-CEL rules, then meets the validating webhook and the v1alpha1 compatibility pass.
+:func:`admit` runs a request through the API server's stages, once per object: it is defaulted
+once, checked against the CRD schema and CEL rules, then meets the validating webhook over one
+context and the v1alpha1 compatibility pass. An update (``old`` given) runs the same pipeline;
+what it needs from ``old`` (the stored object, the transition rules) comes from
+:mod:`.update_admission`, which a create never loads.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
     from dynamo_pulumi.platform import Platform
     from dynamo_pulumi.validation.admission_common import AdmissionObject
+    from dynamo_pulumi.validation.update_admission import Prior
 
 
 def validate(
@@ -114,12 +117,16 @@ def admit(
     source_api_version: str = API_VERSION,
     old_stored: bool = False,
     namespace: str | None = None,
+    alpha_checked: bool = False,
 ) -> tuple[Any, Findings]:
     """The object as stored after defaulting, and what admission found.
 
-    Identical errors are reported once, as the API server's aggregated message shows them.
+    ``alpha_checked``: ``obj`` is a converted v1alpha1 object whose alpha CRD schema, CEL rules
+    and compatibility pass already ran on its alpha form when it was loaded, so only defaulting
+    and the validating webhook's rules run here. Identical errors are reported once, as the API
+    server's aggregated message shows them.
     """
-    request = Request(source_api_version, namespace)
+    request = Request(source_api_version, namespace, alpha_checked)
     stored_obj, findings = _admit(obj, platform or default_platform(), old, request, old_stored)
     return stored_obj, Findings(errors=_unique(findings.errors), warnings=findings.warnings)
 
@@ -131,45 +138,70 @@ def _admit(
     request: Request,
     old_stored: bool,
 ) -> tuple[Any, Findings]:
+    """One pipeline per object, create or update: default once, the API server's stages, then the
+    webhook's rules over one context; an update adds its transition rules against ``old``."""
+    prior = None
     if old is not None:
-        from dynamo_pulumi.validation.update_admission import admit_update  # late: a create never loads it
+        from dynamo_pulumi.validation.update_admission import prior_object  # late: a create never loads it
 
-        return admit_update(old, obj, platform, request, old_stored)
+        prior = prior_object(old, obj, platform, old_stored)
+        if isinstance(prior, Findings):
+            return obj, prior
     if isinstance(obj, GraphHelpers):
-        return _admit_graph_create(obj, platform, request)  # type: ignore[arg-type]
+        return _admit_graph(obj, platform, request, prior)  # type: ignore[arg-type]
     if isinstance(obj, ComponentDeploymentHelpers):
-        return _admit_component_create(obj, platform, request)
+        return _admit_component(obj, platform, request, prior)  # type: ignore[arg-type]
     # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
     return obj, Findings()
 
 
-def _admit_graph_create(
-    dgd: DynamoGraphDeployment, platform: Platform, request: Request
+def _admit_graph(
+    dgd: DynamoGraphDeployment, platform: Platform, request: Request, prior: Prior | None
 ) -> tuple[DynamoGraphDeployment, Findings]:
-    defaulted = default_graph(dgd, platform, "create")
-    rejected = rejected_before_webhook(
-        defaulted,
-        request,
-        lambda: validate_graph_cel(defaulted) if request.beta_cel else restart_on_create_errors(defaulted),
-    )
+    operation = "create" if prior is None else "update"
+    defaulted = default_graph(dgd if prior is None else prior.submitted(dgd), platform, operation)
+    rejected = _rejected_before_webhook(defaulted, request, prior)
     if rejected is not None:
         return defaulted, rejected
-    return defaulted, graph_stateless(defaulted, graph_context(defaulted, platform, "create"), request)
+    ctx = graph_context(defaulted, platform, operation)
+    findings = graph_stateless(defaulted, ctx, request)
+    if prior is None:
+        return defaulted, findings
+    return defaulted, prior.graph_findings(defaulted, ctx, findings)
 
 
-def _admit_component_create(
-    dcd: DynamoComponentDeployment, platform: Platform, request: Request
+def _admit_component(
+    dcd: DynamoComponentDeployment, platform: Platform, request: Request, prior: Prior | None
 ) -> tuple[DynamoComponentDeployment, Findings]:
-    defaulted = default_component_deployment(dcd)
-    rejected = rejected_before_webhook(
-        defaulted, request, lambda: validate_component_deployment_cel(defaulted) if request.beta_cel else []
-    )
+    """A create is defaulted; an update is judged as sent (the stored ``spec.name`` carried)."""
+    operation = "create" if prior is None else "update"
+    submitted = default_component_deployment(dcd) if prior is None else prior.submitted(dcd)
+    rejected = _rejected_before_webhook(submitted, request, prior)
     if rejected is not None:
-        return defaulted, rejected
-    ctx = component_context(defaulted, platform, "create")
-    findings = validate_component(defaulted.spec, Path("spec"), ctx)
-    findings.extend(compat(defaulted, request))
-    return defaulted, findings
+        return submitted, rejected
+    ctx = component_context(submitted, platform, operation)
+    findings = validate_component(submitted.spec, Path("spec"), ctx)
+    findings.extend(compat(submitted, request))
+    if prior is not None:
+        findings.extend(prior.component_findings(submitted, ctx))
+    return submitted, findings
+
+
+def _rejected_before_webhook(obj: AdmissionObject, request: Request, prior: Prior | None) -> Findings | None:
+    """The API server's stages before the webhook: the schema, then the create or transition CEL
+    rules of the request's version (none left for an alpha object checked when loaded)."""
+    if request.alpha_checked:
+        return None
+    if prior is not None:
+        return prior.rejected_before_webhook(obj, request)
+    return rejected_before_webhook(obj, request, lambda: _create_cel(obj, request))
+
+
+def _create_cel(obj: AdmissionObject, request: Request) -> list[FieldError]:
+    """v1beta1's CEL rules; for a v1alpha1 request only the create-time restart rule both CRDs share."""
+    if isinstance(obj, GraphHelpers):
+        return validate_graph_cel(obj) if request.beta_cel else restart_on_create_errors(obj)  # type: ignore[arg-type]
+    return validate_component_deployment_cel(obj) if request.beta_cel else []  # type: ignore[arg-type]
 
 
 def _unique(errors: list[FieldError]) -> list[FieldError]:

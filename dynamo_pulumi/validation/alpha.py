@@ -18,15 +18,12 @@ from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api.preservation import preserved_alpha_spec
 from dynamo_pulumi.api.quantity import parse_quantity
 from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
-from dynamo_pulumi.defaulting.webhooks import default_component_deployment, default_graph
 from dynamo_pulumi.errors import ErrorType, FieldError, Findings, Path, forbidden, invalid, required, too_many
 from dynamo_pulumi.floor.constants import (
     FRONTEND_SIDECAR_CONTAINER_NAME,
     KUBE_ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
 )
 from dynamo_pulumi.floor.naming import dynamo_namespace
-from dynamo_pulumi.platform import Platform
-from dynamo_pulumi.validation.admission_common import component_context, graph_context
 from dynamo_pulumi.validation.cel import (
     MSG_CHECKPOINT_JOB_WITH_REF,
     MSG_MIN_AVAILABLE_IMMUTABLE,
@@ -36,12 +33,7 @@ from dynamo_pulumi.validation.cel import (
     VLLM_DISTRIBUTED_EXECUTOR_BACKENDS,
     cel_error,
     kv_transfer_policy_errors,
-    validate_component_deployment_cel,
-    validate_graph_cel,
 )
-from dynamo_pulumi.validation.component import validate_component
-from dynamo_pulumi.validation.graph import validate_graph_spec
-from dynamo_pulumi.validation.metadata import validate_graph_metadata
 
 MAX_SERVICES = 25
 ALPHA_GMS_MODE_INTRA_POD = "intraPod"
@@ -360,38 +352,3 @@ def _has_container(extra_pod_spec: Mapping[str, Any] | None, name: str) -> bool:
     if not isinstance(containers, list):
         return False
     return any(isinstance(c, Mapping) and c.get("name") == name for c in containers)
-
-
-# --- the v1beta1 webhook for a v1alpha1 request -----------------------------------------------
-
-
-def beta_webhook_findings(obj: Any, platform: Platform | None = None) -> Findings:
-    """The validating webhook (create) on a converted alpha object, without the v1beta1 CEL
-    stage: the API server checks a request against the CEL rules of the version it was sent
-    in, which for an alpha request are the alpha rules above."""
-    return beta_webhook_admission(obj, platform)[1]
-
-
-def beta_webhook_admission(obj: Any, platform: Platform | None = None) -> tuple[Any, Findings]:
-    """:func:`beta_webhook_findings`, with the object as defaulting stored it."""
-    platform = platform or Platform()
-    if isinstance(obj, DynamoGraphDeployment):
-        defaulted = default_graph(obj, platform, "create")
-        ctx = graph_context(defaulted, platform, "create")
-        findings = Findings(errors=validate_graph_metadata(defaulted))
-        findings.extend(validate_graph_spec(defaulted, ctx))
-        return defaulted, findings
-    if isinstance(obj, DynamoComponentDeployment):
-        dcd = default_component_deployment(obj)
-        return dcd, validate_component(dcd.spec, Path("spec"), component_context(dcd, platform, "create"))
-    return obj, Findings()
-
-
-def beta_cel_failed(obj: Any, platform: Platform | None = None) -> bool:
-    """Did a v1beta1 request stop at the CEL stage (so no webhook rule ran)?"""
-    platform = platform or Platform()
-    if isinstance(obj, DynamoGraphDeployment):
-        return bool(validate_graph_cel(default_graph(obj, platform, "create")))
-    if isinstance(obj, DynamoComponentDeployment):
-        return bool(validate_component_deployment_cel(default_component_deployment(obj)))
-    return False

@@ -1,4 +1,6 @@
-"""UPDATE admission: ``new`` replacing ``old``, as the API server and the webhooks see it.
+"""UPDATE admission: what the one pipeline (:func:`dynamo_pulumi.validation.admission.admit`)
+needs from ``old`` when ``new`` replaces it, as the API server and the webhooks see it
+(:class:`Prior`).
 
 ``old`` is the object the user applied before (or, when it already carries the provider or
 origin-version annotation, the stored object); it is replayed through create-time defaulting
@@ -22,16 +24,10 @@ from dynamo_pulumi.floor.constants import (
     KUBE_ANNOTATION_DYNAMO_OPERATOR_ORIGIN_VERSION,
     KUBE_ANNOTATION_WORKLOAD_PROVIDER,
 )
-from dynamo_pulumi.validation.admission_common import (
-    Request,
-    compat,
-    component_context,
-    graph_context,
-    graph_stateless,
-    rejected_before_webhook,
-)
+from dynamo_pulumi.floor.records import record
+from dynamo_pulumi.validation.admission_common import Request, rejected_before_webhook
 from dynamo_pulumi.validation.cel import validate_component_deployment_cel, validate_graph_cel
-from dynamo_pulumi.validation.component import validate_component, validate_component_update
+from dynamo_pulumi.validation.component import validate_component_update
 from dynamo_pulumi.validation.graph_update import (
     BACKEND_FRAMEWORK_WARNING,
     MSG_BACKEND_IMMUTABLE,
@@ -43,6 +39,7 @@ if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment, ObjectMeta
     from dynamo_pulumi.platform import Platform
     from dynamo_pulumi.validation.admission_common import AdmissionObject
+    from dynamo_pulumi.validation.context import ValidationContext
 
 #: Annotations only the defaulting webhook writes on a DGD, kept across a user's update.
 _OPERATOR_OWNED_ANNOTATIONS = (
@@ -51,51 +48,71 @@ _OPERATOR_OWNED_ANNOTATIONS = (
 )
 
 
-def admit_update(
-    old: AdmissionObject,
-    new: AdmissionObject,
-    platform: Platform,
-    request: Request,
-    old_stored: bool,
-) -> tuple[Any, Findings]:
-    """``new`` as stored after defaulting, and what admission of the update found."""
+@record(eq=False, repr=False)  # a context: never compared or printed
+class Prior:
+    """What an update's pipeline (:func:`dynamo_pulumi.validation.admission.admit`) needs from
+    ``old``: the object as stored, and what the defaulting webhook added to it that ``new``
+    carries (annotations of a DGD, ``spec.name`` of a DCD)."""
+
+    stored: Any
+    #: DGD: the operator-owned annotation keys create-time defaulting added to the applied ``old``.
+    carried: tuple[str, ...] = ()
+
+    def submitted(self, new: Any) -> Any:
+        """``new`` as the update sends it, with what ``old``'s defaulting added and ``new`` left out."""
+        if isinstance(new, GraphHelpers):
+            return _carry_operator_annotations(new, self.stored, self.carried)  # type: ignore[arg-type]
+        if not new.spec.name and self.stored.spec.name:
+            return new.model_copy(update={"spec": new.spec.model_copy(update={"name": self.stored.spec.name})})
+        return new
+
+    def rejected_before_webhook(self, submitted: AdmissionObject, request: Request) -> Findings | None:
+        """An object being deleted is admitted as is; else the schema and transition CEL stages."""
+        if _is_deleting(submitted.metadata):
+            return Findings()
+        return rejected_before_webhook(submitted, request, lambda: _transition_cel(submitted, self.stored, request))
+
+    def graph_findings(
+        self, defaulted: DynamoGraphDeployment, ctx: ValidationContext, stateless: Findings
+    ) -> Findings:
+        """The webhook on a DGD update: the new object alone first (stopping there if it fails,
+        after the ratchet of rules a stored object already broke), then the transition rules."""
+        errors, ratchet_warnings = ratchet_product_errors(stateless.errors, defaulted, self.stored)
+        warnings = stateless.warnings + ratchet_warnings
+        if errors:
+            return Findings(errors=errors, warnings=warnings)
+        transition = validate_graph_update(defaulted, self.stored, ctx)
+        return Findings(errors=transition.errors, warnings=warnings + transition.warnings)
+
+    def component_findings(self, submitted: DynamoComponentDeployment, ctx: ValidationContext) -> Findings:
+        """The webhook on a DCD update, reported together with the new object's own findings."""
+        spec_path = Path("spec")
+        findings = Findings()
+        if submitted.spec.backend_framework != self.stored.spec.backend_framework:
+            findings.warnings.append(BACKEND_FRAMEWORK_WARNING)
+            findings.errors.append(
+                invalid(spec_path.child("backendFramework"), submitted.spec.backend_framework or "",
+                        MSG_BACKEND_IMMUTABLE)
+            )
+        findings.extend(validate_component_update(self.stored.spec, submitted.spec, spec_path, ctx))
+        return findings
+
+
+def prior_object(old: AdmissionObject, new: AdmissionObject, platform: Platform, old_stored: bool) -> Prior | Findings:
+    """``old`` as an update's pipeline needs it, or the refusal of replacing it with another kind."""
     if type(old) is not type(new):
-        return new, Findings(errors=[_kind_mismatch(old, new)])
+        return Findings(errors=[_kind_mismatch(old, new)])
     if isinstance(new, GraphHelpers):
         stored = old if old_stored else stored_graph(old, platform)  # type: ignore[arg-type]
         # Only what create-time defaulting added on top of the user's applied ``old`` is carried;
         # an annotation the given ``old`` already held (a stored object) and ``new`` drops is a removal.
-        carried = () if old_stored else _defaulted_annotation_keys(old, stored)  # type: ignore[arg-type]
-        return _admit_graph_update(stored, new, platform, request, carried)
+        return Prior(stored, () if old_stored else _defaulted_annotation_keys(old, stored))  # type: ignore[arg-type]
     if isinstance(new, ComponentDeploymentHelpers):
-        stored_dcd = old if old_stored else default_component_deployment(old)  # type: ignore[arg-type]
-        return _admit_component_update(stored_dcd, new, platform, request)
-    # DynamoGraphDeploymentScalingAdapter: no CEL or webhook rules beyond its schema.
-    return new, Findings()
+        return Prior(old if old_stored else default_component_deployment(old))  # type: ignore[arg-type]
+    return Prior(old)
 
 
 # --- DGD ------------------------------------------------------------------------------------------
-
-
-def _admit_graph_update(
-    stored: DynamoGraphDeployment,
-    new: DynamoGraphDeployment,
-    platform: Platform,
-    request: Request,
-    carried: tuple[str, ...] = (),
-) -> tuple[DynamoGraphDeployment, Findings]:
-    defaulted = default_graph(_carry_operator_annotations(new, stored, carried), platform, "update")
-    rejected = _rejected_before_webhook(defaulted, stored, request)
-    if rejected is not None:
-        return defaulted, rejected
-    ctx = graph_context(defaulted, platform, "update")
-    stateless = graph_stateless(defaulted, ctx, request)
-    errors, ratchet_warnings = ratchet_product_errors(stateless.errors, defaulted, stored)
-    warnings = stateless.warnings + ratchet_warnings
-    if errors:
-        return defaulted, Findings(errors=errors, warnings=warnings)
-    transition = validate_graph_update(defaulted, stored, ctx)
-    return defaulted, Findings(errors=transition.errors, warnings=warnings + transition.warnings)
 
 
 def stored_graph(old: DynamoGraphDeployment, platform: Platform) -> DynamoGraphDeployment:
@@ -105,9 +122,8 @@ def stored_graph(old: DynamoGraphDeployment, platform: Platform) -> DynamoGraphD
     the origin version an older operator stamped alone) already is a stored object; anything
     else is what the user applied, which the API server defaulted on create.
     """
-    if any(key in old.annotations for key in _OPERATOR_OWNED_ANNOTATIONS):
-        return default_graph(old, platform, "update")
-    return default_graph(old, platform, "create")
+    stored = any(key in old.annotations for key in _OPERATOR_OWNED_ANNOTATIONS)
+    return default_graph(old, platform, "update" if stored else "create")
 
 
 def _defaulted_annotation_keys(old: DynamoGraphDeployment, stored: DynamoGraphDeployment) -> tuple[str, ...]:
@@ -133,45 +149,7 @@ def _carry_operator_annotations(
     return new.model_copy(update={"metadata": metadata})
 
 
-# --- DCD ------------------------------------------------------------------------------------------
-
-
-def _admit_component_update(
-    stored: DynamoComponentDeployment, new: DynamoComponentDeployment, platform: Platform, request: Request
-) -> tuple[DynamoComponentDeployment, Findings]:
-    submitted = new
-    if not new.spec.name and stored.spec.name:
-        submitted = new.model_copy(update={"spec": new.spec.model_copy(update={"name": stored.spec.name})})
-    rejected = _rejected_before_webhook(submitted, stored, request)
-    if rejected is not None:
-        return submitted, rejected
-    ctx = component_context(submitted, platform, "update")
-    spec_path = Path("spec")
-    findings = validate_component(submitted.spec, spec_path, ctx)
-    findings.extend(compat(submitted, request))
-    if submitted.spec.backend_framework != stored.spec.backend_framework:
-        findings.warnings.append(BACKEND_FRAMEWORK_WARNING)
-        findings.errors.append(
-            invalid(
-                spec_path.child("backendFramework"),
-                submitted.spec.backend_framework or "",
-                MSG_BACKEND_IMMUTABLE,
-            )
-        )
-    findings.extend(validate_component_update(stored.spec, submitted.spec, spec_path, ctx))
-    return submitted, findings
-
-
 # --- shared ---------------------------------------------------------------------------------------
-
-
-def _rejected_before_webhook(
-    submitted: AdmissionObject, stored: AdmissionObject, request: Request
-) -> Findings | None:
-    """An object being deleted is admitted as is; else the schema and transition CEL stages."""
-    if _is_deleting(submitted.metadata):
-        return Findings()
-    return rejected_before_webhook(submitted, request, lambda: _transition_cel(submitted, stored, request))
 
 
 def _transition_cel(new: AdmissionObject, stored: AdmissionObject, request: Request) -> list[FieldError]:
