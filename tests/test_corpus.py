@@ -149,10 +149,6 @@ EXPECTED_ERRORS: dict[tuple[str, str], tuple[str, list[str]]] = {
         'unexpanded ${...} placeholder in the image',
         override_required('Frontend', 'VllmDecodeWorker', 'VllmPrefillWorker'),
     ),
-    ('sglang-agg_epp.yaml', 'sglang-agg-epp'): (
-        'placeholder tag "my-tag" is not a semantic version',
-        override_required('Frontend', 'decode', 'epp'),
-    ),
     ('sglang-disagg-multinode.yaml', 'sglang-disagg-multinode'): (
         'unexpanded ${...} placeholder in the image',
         override_required('Frontend', 'decode', 'prefill'),
@@ -249,6 +245,16 @@ SCHEMA_ERRORS: dict[str, tuple[str, list[str]]] = {
             f'spec.services.{svc}.extraPodSpec.{field} in body must be of type {kind}: "string"'
             for svc in ("Frontend", "VllmWorker")
             for field, kind in (("nodeSelector", "object"), ("tolerations", "array"))
+        ],
+    ),
+    # Recorded from the operator (tests/fixtures/operator_recordings/corpus-sglang-agg-epp.yaml):
+    # the webhook's round trip through the Go type writes the missing weight as null.
+    "sglang-agg_epp.yaml": (
+        "a v1alpha1 scheduling-profile plugin without weight: the API server refuses the webhook's weight: null",
+        [
+            'spec.services.epp.eppConfig.config.schedulingProfiles[0].plugins[1].weight: Invalid value: "null": '
+            'spec.services.epp.eppConfig.config.schedulingProfiles[0].plugins[1].weight in body must be of type '
+            'integer: "null"'
         ],
     ),
 }

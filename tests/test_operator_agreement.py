@@ -41,8 +41,6 @@ _PENDING = ("recorded before the operator finished: the DGD's status says pendin
 _DCD_ERROR = ("we refuse what the DCD controller cannot build either (its error goes to its log, not to the status: "
               "the DGD stays pending with the DCD 'spec not yet processed'); the verdicts agree in substance, the "
               "recording just has no failed state to compare with")
-_NULL_WEIGHT = ("OPEN (not on purpose): the manifest has schedulingProfiles[0].plugins[1].weight: null, which the "
-                "DGD CRD refuses (integer); our schema check lets the null through and renders")
 KNOWN: dict[tuple[str, str, str], str] = {
     **{(f"upstream-examples-{g}", "pathway", m): _PENDING for m in ("render", "operator") for g in (
         "backends-vllm-deploy-xpu-disagg-router-xpu-dra", "backends-vllm-deploy-xpu-disagg-tracing-xpu-dra",
@@ -51,7 +49,6 @@ KNOWN: dict[tuple[str, str, str], str] = {
     **{(g, p, m): _DCD_ERROR for m in ("render", "operator") for g, p in (
         ("corpus-deploy-operator-testdata-dgd-grove-input", "lws"), ("corpus-trtllm-agg-failover-eagle", "pathway"),
         ("corpus-trtllm-agg-failover-eagle", "lws"))},
-    **{("corpus-sglang-agg-epp", p, m): _NULL_WEIGHT for m in ("render", "operator") for p in PLATFORMS},
 }
 NEEDS_CRDS = "../shared/conformance/crds is not present (the CRD schemas' defaults are part of the comparison)"
 

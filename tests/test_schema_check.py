@@ -63,7 +63,7 @@ def _ours(definition: str, decoded: bool, instance: Any) -> list[tuple[Any, ...]
 
 
 def _same(definition: str, instance: Any) -> None:
-    plain = pod_schema._plain(instance)
+    plain = pod_schema.plain_json(instance)
     for decoded in (False, True):
         assert _ours(definition, decoded, plain) == _theirs(definition, decoded, plain)
 

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from dynamo_pulumi.api import v1alpha1 as alpha
 from dynamo_pulumi.api import v1beta1 as beta
 from dynamo_pulumi.api.conversion_pod import build_pod_template
+from dynamo_pulumi.api.epp_schema import alpha_object_epp_errors
 from dynamo_pulumi.api.parse import object_name, parse_model, translate_errors
 from dynamo_pulumi.api.path_map import PathMap, Recorder
 from dynamo_pulumi.api.pod_schema import alpha_object_errors
@@ -436,11 +437,17 @@ def _with_null_services(data: Mapping[str, Any], pruned: Any) -> Any:
     return {**pruned, "spec": {**pruned["spec"], "services": kept}}
 
 
+def _alpha_schema_errors(data: Any) -> list[FieldError]:
+    """What the alpha CRD's schema refuses beyond the models: the embedded core/v1 types, and the
+    EPP config as the defaulting webhook's round trip hands it back (:mod:`.epp_schema`)."""
+    return [*alpha_object_errors(data), *alpha_object_epp_errors(data)]
+
+
 def parse_alpha(data: Mapping[str, Any]) -> alpha.AlphaObject:
     """An alpha wire dict as its model; schema errors at alpha (wire) paths."""
     kind = str(data.get("kind"))
     model = alpha.ALPHA_KINDS[kind]
     pruned = _with_null_services(data, prune_nulls(data)) if kind == "DynamoGraphDeployment" else prune_nulls(data)
     return parse_model(  # type: ignore[return-value]
-        model, pruned, kind=kind, name=object_name(data), extra_errors=alpha_object_errors
+        model, pruned, kind=kind, name=object_name(data), extra_errors=_alpha_schema_errors
     )

@@ -88,7 +88,9 @@ __all__ = [
     "alpha_object_errors",
     "component_errors",
     "decoded_template_errors",
+    "field_errors_of",
     "object_errors",
+    "plain_json",
     "pod_template_errors",
     "schema_errors",
 ]
@@ -151,17 +153,18 @@ def _validator(definition: str, decoded: bool = False) -> Checker:
 # --- one value against one definition ----------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as plain JSON: nulls in mappings pruned, unknown leaves as :data:`UNKNOWN`."""
+def plain_json(value: Any, *, prune_nulls: bool = True) -> Any:
+    """``value`` as plain JSON: nulls in mappings pruned (unless ``prune_nulls`` is false: an
+    object the API server validates without pruning it first), unknown leaves as :data:`UNKNOWN`."""
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if item is None:
+            if item is None and prune_nulls:
                 continue  # a null on a non-nullable field is pruned, leaving it unset
-            out[key if isinstance(key, str) else str(key)] = _plain(item)
+            out[key if isinstance(key, str) else str(key)] = plain_json(item, prune_nulls=prune_nulls)
         return out
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
+        return [plain_json(item, prune_nulls=prune_nulls) for item in value]
     if isinstance(value, str):
         return UNKNOWN if is_output_token(value) else value
     if value is None or isinstance(value, (str, int, float, bool)):
@@ -175,7 +178,8 @@ def _expected_type(schema_type: Any) -> str:
     return named[0] if named else "null"
 
 
-def _translate(error: SchemaError, prefix: str) -> Iterator[FieldError]:
+def field_errors_of(error: SchemaError, prefix: str) -> Iterator[FieldError]:
+    """One failed keyword as the API server's field errors, at wire paths under ``prefix``."""
     value = error.instance
     if value is UNKNOWN:
         return
@@ -254,7 +258,7 @@ def schema_errors(
     """
     if value is None:
         return []
-    instance = _plain(value)
+    instance = plain_json(value)
     if instance is UNKNOWN:
         return []
     return list(_checked(definition, decoded, str(path), tuple(optional), repr(instance), instance))
@@ -278,7 +282,7 @@ def _checked(
         errors = [
             fe
             for error in _validator(definition, decoded).iter_errors(instance)
-            for fe in _translate(error, prefix)
+            for fe in field_errors_of(error, prefix)
             if not (fe.type is ErrorType.REQUIRED and fe.path in skipped)
         ]
         if len(_RECENT) >= _RECENT_LIMIT:

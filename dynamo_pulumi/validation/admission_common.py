@@ -113,13 +113,18 @@ def rejected_before_webhook(
 
 
 def schema_errors(obj: AdmissionObject, request: Request) -> list[FieldError]:
-    """The v1beta1 CRD schema of the embedded core/v1 types, for a request sent in v1beta1.
+    """The v1beta1 CRD schema of the embedded core/v1 types and of the EPP config, for a request
+    sent in v1beta1.
 
     The models enforce the rest of the schema when they are built. A v1alpha1 request meets
     the alpha CRD's schema instead, at alpha paths, when it is loaded
     (:func:`dynamo_pulumi.api.conversion.parse_alpha`); its conversion is not schema-checked.
     """
-    return object_errors(obj) if request.beta_cel else []
+    if not request.beta_cel:
+        return []
+    from dynamo_pulumi.api.epp_schema import object_epp_errors  # late: most graphs have no EPP config
+
+    return [*object_errors(obj), *object_epp_errors(obj)]
 
 
 def graph_stateless(dgd: DynamoGraphDeployment, ctx: ValidationContext, request: Request) -> Findings:

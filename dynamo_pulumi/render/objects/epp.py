@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from dynamo_pulumi.api.epp_schema import PLUGIN_ZERO, PROFILE_PLUGIN_ZERO, PROFILE_ZERO, with_go_zero
 from dynamo_pulumi.floor.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
@@ -51,20 +52,6 @@ def epp_labels(graph_name: str, component: str) -> dict[str, str]:
     }
 
 
-#: The zero values Go writes for the EndpointPickerConfig fields without ``omitempty``.
-_PLUGIN_ZERO = {"name": "", "type": "", "parameters": None}
-_PROFILE_ZERO = {"name": "", "plugins": None}
-_PROFILE_PLUGIN_ZERO = {"pluginRef": "", "weight": None}
-
-
-def _with_zero(entries: Any, zero: dict[str, Any], nulls: bool) -> Any:
-    if not isinstance(entries, list):
-        return entries
-    base = {k: v for k, v in zero.items() if nulls or v is not None}
-    return [{**base, **{k: v for k, v in e.items() if v is not None}} if isinstance(e, dict) else e
-            for e in entries]
-
-
 def typed_endpoint_picker_config(config: dict[str, Any], *, nulls: bool = True) -> dict[str, Any]:
     """``eppConfig.config`` as the operator's typed ``EndpointPickerConfig`` (gateway-api-inference-
     extension v1.2.0) holds it once ``marshalEndpointPickerConfig`` has run: ``TypeMeta`` set, and
@@ -77,11 +64,11 @@ def typed_endpoint_picker_config(config: dict[str, Any], *, nulls: bool = True) 
     out = copy_tree(config)
     out["apiVersion"] = ENDPOINT_PICKER_CONFIG_API_VERSION
     out["kind"] = ENDPOINT_PICKER_CONFIG_KIND
-    out["plugins"] = _with_zero(out.get("plugins"), _PLUGIN_ZERO, nulls)
-    profiles = _with_zero(out.get("schedulingProfiles"), _PROFILE_ZERO, nulls)
+    out["plugins"] = with_go_zero(out.get("plugins"), PLUGIN_ZERO, nulls)
+    profiles = with_go_zero(out.get("schedulingProfiles"), PROFILE_ZERO, nulls)
     for profile in profiles if isinstance(profiles, list) else []:
         if isinstance(profile, dict) and (nulls or profile.get("plugins") is not None):
-            profile["plugins"] = _with_zero(profile.get("plugins"), _PROFILE_PLUGIN_ZERO, nulls)
+            profile["plugins"] = with_go_zero(profile.get("plugins"), PROFILE_PLUGIN_ZERO, nulls)
     out["schedulingProfiles"] = profiles
     return out if nulls else {k: v for k, v in out.items() if v is not None}
 

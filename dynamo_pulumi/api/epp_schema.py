@@ -1,0 +1,164 @@
+"""``eppConfig.config``, the legacy EPP's ``EndpointPickerConfig``, checked as the API server does.
+
+The DGD and DCD CRDs (both versions) carry the schema of the upstream type
+(gateway-api-inference-extension ``apix/config/v1alpha1``): ``plugins`` and
+``schedulingProfiles`` required, a plugin's ``type``, a profile's ``name`` and ``plugins``, a
+profile plugin's ``pluginRef`` required, ``weight`` an integer; unknown fields are kept at the top
+(``x-kubernetes-preserve-unknown-fields``) and refused below it (strict field validation).
+
+What the schema is checked against is not what the user wrote but what the operator's defaulting
+webhook hands back: it decodes the object into the Go types and answers with the patch to their
+re-encoding (removals dropped), so every field of the upstream type without ``omitempty`` comes
+back at its zero value (:func:`go_zero_filled`): ``name: ""``, ``type: ""``, ``pluginRef: ""``,
+``parameters: null``, ``weight: null``, ``plugins: null``, ``schedulingProfiles: null``.
+
+* A v1beta1 request: the patched object is defaulted in the webhook's version, which prunes the
+  nulls (a null on a non-nullable field counts as unset), so only what the user left out and has
+  no string zero (``weight``, ``plugins``) can be missing.
+* A v1alpha1 request: the webhook serves v1beta1, so the API server converts the object there and
+  back through the conversion webhook, and the alpha object it validates is the re-encoding
+  itself, nulls included: a profile plugin without ``weight`` is refused (``... weight in body must
+  be of type integer: "null"``, as recorded from the operator, ``docs/OPERATOR-AGREEMENT.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from dynamo_pulumi.api.pod_schema import UNKNOWN, field_errors_of, plain_json
+from dynamo_pulumi.api.schema_check import Checker
+from dynamo_pulumi.errors import FieldError
+
+#: The zero values Go writes for the EndpointPickerConfig fields without ``omitempty``.
+PLUGIN_ZERO: dict[str, Any] = {"name": "", "type": "", "parameters": None}
+PROFILE_ZERO: dict[str, Any] = {"name": "", "plugins": None}
+PROFILE_PLUGIN_ZERO: dict[str, Any] = {"pluginRef": "", "weight": None}
+_TOP_ZERO = ("plugins", "schedulingProfiles")
+
+_STRING = {"type": "string"}
+
+#: The CRDs' schema of ``eppConfig.config`` (the same in v1alpha1 and v1beta1), in the JSON Schema
+#: keywords :mod:`.schema_check` knows; closed objects below the top, as strict validation sees them.
+SCHEMA: dict[str, Any] = {
+    "EndpointPickerConfig": {
+        "type": "object",
+        "required": ["plugins", "schedulingProfiles"],
+        "properties": {
+            "apiVersion": _STRING,
+            "kind": _STRING,
+            "featureGates": {"type": "array", "items": _STRING},
+            "plugins": {"type": "array", "items": {"$ref": "#/$defs/PluginSpec"}},
+            "schedulingProfiles": {"type": "array", "items": {"$ref": "#/$defs/SchedulingProfile"}},
+            "saturationDetector": {"$ref": "#/$defs/SaturationDetector"},
+        },
+    },
+    "PluginSpec": {
+        "type": "object",
+        "required": ["type"],
+        "properties": {"name": _STRING, "type": _STRING, "parameters": {}},
+        "additionalProperties": False,
+    },
+    "SchedulingProfile": {
+        "type": "object",
+        "required": ["name", "plugins"],
+        "properties": {"name": _STRING, "plugins": {"type": "array", "items": {"$ref": "#/$defs/SchedulingPlugin"}}},
+        "additionalProperties": False,
+    },
+    "SchedulingPlugin": {
+        "type": "object",
+        "required": ["pluginRef"],
+        "properties": {"pluginRef": _STRING, "weight": {"type": "integer"}},
+        "additionalProperties": False,
+    },
+    "SaturationDetector": {
+        "type": "object",
+        "properties": {
+            "kvCacheUtilThreshold": {"type": "number"},
+            "metricsStalenessThreshold": _STRING,
+            "queueDepthThreshold": {"type": "integer"},
+        },
+        "additionalProperties": False,
+    },
+}
+
+
+def with_go_zero(entries: Any, zero: Mapping[str, Any], nulls: bool) -> Any:
+    """Each mapping of ``entries`` with the fields of ``zero`` it lacks (or holds as null) at
+    their zero value; ``nulls=False`` leaves out the zeros that are null (pruned)."""
+    if not isinstance(entries, list):
+        return entries
+    base = {k: v for k, v in zero.items() if nulls or v is not None}
+    return [{**base, **{k: v for k, v in e.items() if v is not None}} if isinstance(e, dict) else e
+            for e in entries]
+
+
+def go_zero_filled(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` re-encoded from the Go type: every field without ``omitempty`` present (nulls kept)."""
+    out = dict(config)
+    for key in _TOP_ZERO:
+        out.setdefault(key, None)
+    out["plugins"] = with_go_zero(out["plugins"], PLUGIN_ZERO, True)
+    profiles = with_go_zero(out["schedulingProfiles"], PROFILE_ZERO, True)
+    for profile in profiles if isinstance(profiles, list) else []:
+        if isinstance(profile, dict):
+            profile["plugins"] = with_go_zero(profile.get("plugins"), PROFILE_PLUGIN_ZERO, True)
+    out["schedulingProfiles"] = profiles
+    return out
+
+
+@lru_cache(maxsize=1)
+def _checker() -> Checker:
+    return Checker(SCHEMA, "EndpointPickerConfig", {})
+
+
+def epp_config_errors(config: Any, path: str, *, alpha: bool = False) -> list[FieldError]:
+    """What the API server refuses in ``eppConfig.config`` at ``path`` (a wire path), after the
+    defaulting webhook's round trip; ``alpha``: the request was sent in v1alpha1 (nulls kept)."""
+    if not isinstance(config, Mapping):
+        return []  # absent, or not an object: the models refuse the latter
+    instance = plain_json(go_zero_filled(config), prune_nulls=not alpha)
+    if instance is UNKNOWN:
+        return []
+    return [fe for error in _checker().iter_errors(instance) for fe in field_errors_of(error, path)]
+
+
+def _field(node: Any, wire: str, attr: str) -> Any:
+    """A field of a wire mapping or of a model."""
+    return node.get(wire) if isinstance(node, Mapping) else getattr(node, attr, None)
+
+
+def _config_errors(component: Any, path: str, alpha: bool) -> list[FieldError]:
+    epp = _field(component, "eppConfig", "epp_config") if component is not None else None
+    config = _field(epp, "config", "config") if epp is not None else None
+    return epp_config_errors(config, f"{path}.eppConfig.config", alpha=alpha)
+
+
+def object_epp_errors(obj: Any) -> list[FieldError]:
+    """``eppConfig.config`` violations of a v1beta1 DGD or DCD (wire mapping or model)."""
+    spec = _field(obj, "spec", "spec")
+    kind = _field(obj, "kind", "kind")
+    if spec is None or isinstance(spec, (str, int, float, list)):
+        return []
+    if kind == "DynamoComponentDeployment":
+        return _config_errors(spec, "spec", False)
+    components = _field(spec, "components", "components") if kind == "DynamoGraphDeployment" else None
+    if not isinstance(components, (list, tuple)):
+        return []
+    return [e for i, comp in enumerate(components) for e in _config_errors(comp, f"spec.components[{i}]", False)]
+
+
+def alpha_object_epp_errors(data: Any) -> list[FieldError]:
+    """``eppConfig.config`` violations of a v1alpha1 DGD's services (or DCD spec) wire dict, at the
+    alpha paths, as the API server sees them after the webhook's round trip (nulls kept)."""
+    spec = data.get("spec") if isinstance(data, Mapping) else None
+    if not isinstance(spec, Mapping):
+        return []
+    if data.get("kind") == "DynamoComponentDeployment":
+        return _config_errors(spec, "spec", True)
+    services = spec.get("services")
+    if not isinstance(services, Mapping):
+        return []
+    return [e for name in sorted(services, key=str) if isinstance(services[name], Mapping)
+            for e in _config_errors(services[name], f"spec.services.{name}", True)]
