@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from update_rule_cases import BASE, PLATFORM
 
+import dynamo_pulumi.validation.update_admission  # noqa: F401  (loaded late; the fixture counts its calls too)
 from dynamo_pulumi.defaulting import webhooks as defaulting
 from dynamo_pulumi.loading.documents import load_documents
 from dynamo_pulumi.platform import load_platform
@@ -89,3 +90,27 @@ def test_the_rendering_is_the_one_of_the_defaulted_graph() -> None:
     loaded = _loaded(BASE)
     verdict = judge(loaded, platform)
     assert verdict.rendered == render_graph(loaded.object, platform, loaded.object.metadata.namespace)
+
+
+ALPHA = {
+    "apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "a", "namespace": "ns"},
+    "spec": {"services": {"Frontend": {"componentType": "frontend", "replicas": 1,
+                                       "extraPodSpec": {"mainContainer": {"image": "x:1.4.0"}}}}},
+}
+
+
+@pytest.mark.parametrize("mode", ["render", "operator"])
+def test_a_v1alpha1_create_goes_through_the_one_pipeline_once(defaulted: Counter[str], mode: str) -> None:
+    """Its alpha stages run on the alpha form; defaulting and the webhook's rules once, as for v1beta1."""
+    verdict = judge(_loaded(ALPHA), mode=mode)
+    assert verdict.deployable and verdict.rendered is not None and verdict.rendered.objects
+    assert defaulted == Counter({"graph create": 1})
+
+
+def test_a_component_update_defaults_only_the_old_object(defaulted: Counter[str]) -> None:
+    """NEW is judged as sent (the stored ``spec.name`` carried), then created once for the rendering."""
+    old = _loaded(DCD).object
+    verdict = judge(_loaded(DCD), old=old, client="kubectl")
+    assert verdict.deployable and verdict.rendered is not None
+    assert defaulted == Counter({"component create": 2})
