@@ -114,3 +114,11 @@ def test_a_component_update_defaults_only_the_old_object(defaulted: Counter[str]
     verdict = judge(_loaded(DCD), old=old, client="kubectl")
     assert verdict.deployable and verdict.rendered is not None
     assert defaulted == Counter({"component create": 2})
+
+
+def test_an_operator_mode_update_defaults_old_once_for_admission_and_the_trigger(defaulted: Counter[str]) -> None:
+    """The replacement trigger's identity of OLD starts from OLD as update admission stored it."""
+    old = _loaded(BASE).object
+    verdict = judge(_loaded(BASE), load_platform(copy.deepcopy(PLATFORM)), old=old, mode="operator")
+    assert verdict.deployable and verdict.rendered is not None
+    assert defaulted == Counter({"graph create": 2, "graph update": 1})

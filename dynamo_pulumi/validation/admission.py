@@ -15,6 +15,7 @@ from dynamo_pulumi.api.kinds import API_VERSION
 from dynamo_pulumi.api.v1beta1_helpers import ComponentDeploymentHelpers, GraphHelpers
 from dynamo_pulumi.defaulting.webhooks import default_component_deployment, default_graph
 from dynamo_pulumi.errors import FieldError, Findings, GraphValidationError, Path
+from dynamo_pulumi.floor.records import record
 from dynamo_pulumi.model.platform_file import default_platform
 from dynamo_pulumi.validation.admission_common import (
     Request,
@@ -123,12 +124,34 @@ def admit(
 
     ``alpha_checked``: ``obj`` is a converted v1alpha1 object whose alpha CRD schema, CEL rules
     and compatibility pass already ran on its alpha form when it was loaded, so only defaulting
-    and the validating webhook's rules run here. Identical errors are reported once, as the API
-    server's aggregated message shows them.
+    and the validating webhook's rules run here.
     """
     request = Request(source_api_version, namespace, alpha_checked)
-    stored_obj, findings = _admit(obj, platform or default_platform(), old, request, old_stored)
-    return stored_obj, Findings(errors=_unique(findings.errors), warnings=findings.warnings)
+    admitted = _admit(obj, platform or default_platform(), old, request, old_stored)
+    return admitted.stored, admitted.findings
+
+
+@record(eq=False, repr=False)  # a result read field by field, never compared
+class Admitted:
+    """One admission: the object as stored, what was found, and for an update ``old`` as create
+    admission stores it when that is what the update started from (else None)."""
+
+    stored: Any
+    findings: Findings
+    old_created: Any = None
+
+
+def admit_update(
+    old: AdmissionObject,
+    new: AdmissionObject,
+    platform: Platform | None = None,
+    *,
+    source_api_version: str = API_VERSION,
+    namespace: str | None = None,
+) -> Admitted:
+    """UPDATE admission of ``new`` replacing ``old`` (as applied before), keeping ``old`` as
+    defaulted for the caller's next question about it (the replacement trigger's identity)."""
+    return _admit(new, platform or default_platform(), old, Request(source_api_version, namespace), False)
 
 
 def _admit(
@@ -137,16 +160,23 @@ def _admit(
     old: AdmissionObject | None,
     request: Request,
     old_stored: bool,
-) -> tuple[Any, Findings]:
+) -> Admitted:
     """One pipeline per object, create or update: default once, the API server's stages, then the
-    webhook's rules over one context; an update adds its transition rules against ``old``."""
+    webhook's rules over one context; an update adds its transition rules against ``old``.
+    Identical errors are reported once, as the API server's aggregated message shows them."""
     prior = None
     if old is not None:
         from dynamo_pulumi.validation.update_admission import prior_object  # late: a create never loads it
 
         prior = prior_object(old, obj, platform, old_stored)
         if isinstance(prior, Findings):
-            return obj, prior
+            return Admitted(obj, prior)
+    stored, findings = _admit_object(obj, platform, request, prior)
+    unique = Findings(errors=_unique(findings.errors), warnings=findings.warnings)
+    return Admitted(stored, unique, prior.created if prior is not None else None)
+
+
+def _admit_object(obj: AdmissionObject, platform: Platform, request: Request, prior: Prior | None) -> tuple[Any, Findings]:
     if isinstance(obj, GraphHelpers):
         return _admit_graph(obj, platform, request, prior)  # type: ignore[arg-type]
     if isinstance(obj, ComponentDeploymentHelpers):

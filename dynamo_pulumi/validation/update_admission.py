@@ -57,6 +57,9 @@ class Prior:
     stored: Any
     #: DGD: the operator-owned annotation keys create-time defaulting added to the applied ``old``.
     carried: tuple[str, ...] = ()
+    #: ``stored`` when it is ``old`` as create admission stores it (else None): what the
+    #: replacement trigger's identity of ``old`` starts from, so it is not defaulted again.
+    created: Any = None
 
     def submitted(self, new: Any) -> Any:
         """``new`` as the update sends it, with what ``old``'s defaulting added and ``new`` left out."""
@@ -103,12 +106,18 @@ def prior_object(old: AdmissionObject, new: AdmissionObject, platform: Platform,
     if type(old) is not type(new):
         return Findings(errors=[_kind_mismatch(old, new)])
     if isinstance(new, GraphHelpers):
-        stored = old if old_stored else stored_graph(old, platform)  # type: ignore[arg-type]
+        if old_stored:
+            return Prior(old)
+        stored = stored_graph(old, platform)  # type: ignore[arg-type]
         # Only what create-time defaulting added on top of the user's applied ``old`` is carried;
         # an annotation the given ``old`` already held (a stored object) and ``new`` drops is a removal.
-        return Prior(stored, () if old_stored else _defaulted_annotation_keys(old, stored))  # type: ignore[arg-type]
+        created = None if _already_stored(old) else stored  # type: ignore[arg-type]
+        return Prior(stored, _defaulted_annotation_keys(old, stored), created)  # type: ignore[arg-type]
     if isinstance(new, ComponentDeploymentHelpers):
-        return Prior(old if old_stored else default_component_deployment(old))  # type: ignore[arg-type]
+        if old_stored:
+            return Prior(old)
+        stored_dcd = default_component_deployment(old)  # type: ignore[arg-type]
+        return Prior(stored_dcd, created=stored_dcd)
     return Prior(old)
 
 
@@ -122,8 +131,12 @@ def stored_graph(old: DynamoGraphDeployment, platform: Platform) -> DynamoGraphD
     the origin version an older operator stamped alone) already is a stored object; anything
     else is what the user applied, which the API server defaulted on create.
     """
-    stored = any(key in old.annotations for key in _OPERATOR_OWNED_ANNOTATIONS)
-    return default_graph(old, platform, "update" if stored else "create")
+    return default_graph(old, platform, "update" if _already_stored(old) else "create")
+
+
+def _already_stored(old: DynamoGraphDeployment) -> bool:
+    """``old`` carries an annotation only create-time defaulting writes."""
+    return any(key in old.annotations for key in _OPERATOR_OWNED_ANNOTATIONS)
 
 
 def _defaulted_annotation_keys(old: DynamoGraphDeployment, stored: DynamoGraphDeployment) -> tuple[str, ...]:

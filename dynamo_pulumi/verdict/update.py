@@ -38,7 +38,7 @@ from dynamo_pulumi.model.deploy_mode import (
     operator_only_errors,
     render_mode_notes,
 )
-from dynamo_pulumi.validation.admission import validate_update
+from dynamo_pulumi.validation.admission import admit_update
 
 if TYPE_CHECKING:
     from dynamo_pulumi.api.v1beta1 import DynamoComponentDeployment, DynamoGraphDeployment
@@ -111,7 +111,8 @@ def update_verdict(
     if client not in CLIENTS:
         raise ValueError(f"client must be one of {', '.join(CLIENTS)}, not {client!r}")
     sent = as_sent(old, new.object) if client == "pulumi" else new.object  # type: ignore[arg-type]
-    update = validate_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
+    admitted = admit_update(old, sent, platform, source_api_version=new.source_api_version, namespace=namespace)
+    update = admitted.findings
     update_errors = _as_the_webhook_reports(update.errors, new)
     stored, create = admit_loaded(new, platform, namespace)  # already at the paths the user wrote
     if checked == "render":
@@ -119,22 +120,26 @@ def update_verdict(
         return UpdateVerdict(checked, [*_render_mode_advice(create.errors), *refusals], update_errors,
                              [*create.warnings, *render_mode_notes(new.object)], stored=stored)
     if not update_errors:
-        rules = trigger_only_rules(old, sent, platform, stored if sent is new.object else None)
+        # The identity reads no replicas, so NEW as sent (adapter replicas at OLD's) and NEW as
+        # written have one identity: the one of NEW as create admission stored it.
+        rules = trigger_only_rules(old, new.object, platform, stored, admitted.old_created)
         return UpdateVerdict(checked, [], [], [*update.warnings, *map(trigger_warning, rules)], rules, stored)
     if create.errors:  # a replacement would be refused too: the update cannot be applied
         return UpdateVerdict(checked, update_errors, [], update.warnings, stored=stored)
     return UpdateVerdict(checked, [], update_errors, update.warnings, stored=stored)
 
 
-def trigger_only_rules(old: Graph, sent: Graph, platform: Platform, sent_stored: Graph | None = None) -> list[str]:
+def trigger_only_rules(
+    old: Graph, sent: Graph, platform: Platform, sent_stored: Graph | None = None, old_stored: Graph | None = None
+) -> list[str]:
     """The identity rules OLD -> NEW changes (what the replacement trigger sees); called when the
     webhook accepted the update, so each is an "immutable once set" value newly set.
-    ``sent_stored``: ``sent`` as create admission already defaulted it."""
+    ``sent_stored``, ``old_stored``: ``sent`` and ``old`` as create admission already defaulted them."""
     from dynamo_pulumi.validation.immutable_identity import changed_rules, identity_of
 
     if old.kind != sent.kind:
         return []
-    return changed_rules(identity_of(old, platform), identity_of(sent, platform, sent_stored))
+    return changed_rules(identity_of(old, platform, old_stored), identity_of(sent, platform, sent_stored))
 
 
 def trigger_warning(rule: str) -> str:
