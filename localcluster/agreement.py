@@ -252,6 +252,10 @@ def operator_verdict(result: Mapping[str, Any]) -> str:
     if failed:
         ready = [c for c in failed[0]["conditions"] if c.get("type") == "Ready"]
         return f"failed: {ready[0].get('reason')}: {ready[0].get('message')}" if ready else "failed"
+    errors = result.get("reconcile_errors") or []
+    if errors:  # a DCD its controller cannot build: the error is in the log, the status stays pending
+        first = errors[0]
+        return f"failed: reconcile error of {first['controller']} {first['name']}: {first['error']}"
     return "objects"
 
 

@@ -45,7 +45,7 @@ from .oracle_sources import (
     prepared,
     upstream_sources,
 )
-from .recording_format import dump
+from .recording_format import dump, load
 from .stored import object_key, stripped
 from .tools import ensure_tools
 
@@ -191,8 +191,14 @@ def _operator_made(obj: dict[str, Any]) -> bool:
     return all(str(o.get("apiVersion", "")).startswith("nvidia.com/") for o in owners)
 
 
+#: A graph's status while one of its DCDs has not been reconciled yet: the operator is not done.
+UNPROCESSED = "spec not yet processed"
+
+
 def settle(cluster: LocalCluster, resources: list[str], subs: list[Submitted], timeout: float) -> dict[str, Any]:
-    """Poll until no namespace of the batch changes for ``SETTLE_POLLS`` polls; the last collection."""
+    """Poll until no namespace of the batch changes for ``SETTLE_POLLS`` polls and no graph waits
+    for its DCD controller (a quiet spell of a busy operator is not the end); the last collection
+    (or the one at the deadline)."""
     namespaces = [s.namespace for s in subs]
     last, same, deadline = None, 0, time.monotonic() + timeout
     while True:
@@ -200,13 +206,58 @@ def settle(cluster: LocalCluster, resources: list[str], subs: list[Submitted], t
         digest = hashlib.sha256(json.dumps(got, sort_keys=True).encode()).hexdigest()
         same = same + 1 if digest == last else 0
         last = digest
-        if same >= SETTLE_POLLS or time.monotonic() > deadline:
+        if time.monotonic() > deadline or (same >= SETTLE_POLLS and not _waiting_for_components(cluster, subs)):
             return got
         time.sleep(POLL_INTERVAL)
 
 
+def _waiting_for_components(cluster: LocalCluster, subs: list[Submitted]) -> bool:
+    """Does a graph of the batch still report a DCD whose spec its controller has not processed?"""
+    for sub in subs:
+        for entry in sub.accepted:
+            if entry["kind"] != "DynamoGraphDeployment":
+                continue
+            out = cluster.kubectl("get", "dynamographdeployments.nvidia.com", entry["name"], "-n", sub.namespace,
+                                  "-o", "json", check=False)
+            try:
+                conditions = (json.loads(out).get("status") or {}).get("conditions") or []
+            except (ValueError, AttributeError):
+                continue
+            if any(UNPROCESSED in str(c.get("message", "")) for c in conditions):
+                return True
+    return False
+
+
+#: A reconcile error the controller retries at once (optimistic concurrency), not a failure.
+_CONFLICT = "the object has been modified"
+
+
+def reconcile_errors(log: Path | None, namespace: str) -> list[dict[str, str]]:
+    """The operator's reconcile errors for the objects of ``namespace`` so far (its ``Reconciler
+    error`` log lines), distinct and in order: a DCD it cannot build fails only there, while the
+    graph's status stays pending ("spec not yet processed")."""
+    if log is None or not log.is_file():
+        return []
+    found: list[dict[str, str]] = []
+    for line in log.read_text(errors="replace").splitlines():
+        parts = line.split("\t", 3)
+        if len(parts) < 4 or parts[2] != "Reconciler error":
+            continue
+        try:
+            fields = json.loads(parts[3])
+        except ValueError:
+            continue
+        if fields.get("namespace") != namespace or _CONFLICT in str(fields.get("error", "")):
+            continue
+        entry = {"controller": str(fields.get("controller", "")), "name": str(fields.get("name", "")),
+                 "error": str(fields.get("error", ""))}
+        if entry not in found:
+            found.append(entry)
+    return found
+
+
 def record_setting(cluster: LocalCluster, setting: str, sources: list[Source], batch: int,
-                   timeout: float) -> dict[str, dict[str, Any]]:
+                   timeout: float, log: Path | None = None) -> dict[str, dict[str, Any]]:
     resources = available_resources(cluster)
     results: dict[str, dict[str, Any]] = {}
     for start in range(0, len(sources), batch):
@@ -217,6 +268,9 @@ def record_setting(cluster: LocalCluster, setting: str, sources: list[Source], b
             stored, status = graph_objects(cluster, sub)
             results[sub.source.id] = {"admission": sub.admission, "graphs": stored, "status": status,
                                       "objects": _owned(sub, got[sub.namespace])}
+            errors = reconcile_errors(log, sub.namespace)  # read before the namespace's deletion adds its own
+            if errors:
+                results[sub.source.id]["reconcile_errors"] = errors
         for sub in subs:
             cluster.kubectl("delete", "namespace", sub.namespace, "--wait=false", check=False)
         print(f"[recorder] {setting}: {min(start + batch, len(sources))}/{len(sources)}", file=sys.stderr, flush=True)
@@ -252,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=12)
     p.add_argument("--settle-timeout", type=float, default=60.0)
     p.add_argument("--workdir", type=Path, default=Path("/tmp/dynamo-pulumi-recorder"))
+    p.add_argument("--merge", action="store_true",
+                   help="keep the other platforms of a recording already in --out (re-record one setting)")
     args = p.parse_args(argv)
     sources = gather(args)
     tools = ensure_tools(("kube", "etcd", "kwok", "lws"))
@@ -269,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
             operator = start_dynamo_operator(cluster, args.operator, platform)
             timings[setting] = operator.ready_after or 0.0
             cluster.kubectl("get", "namespace", OPERATOR_NAMESPACE)
-            for sid, result in record_setting(cluster, setting, sources, args.batch, args.settle_timeout).items():
+            for sid, result in record_setting(cluster, setting, sources, args.batch, args.settle_timeout,
+                                              operator.child.log).items():
                 per_source[sid][setting] = result
         except ClusterError as e:
             print(f"[recorder] {setting}: {e}", file=sys.stderr)
@@ -279,8 +336,11 @@ def main(argv: list[str] | None = None) -> int:
     operator_info = {"commit": args.operator_commit, "version": Platform().operator_version}
     args.out.mkdir(parents=True, exist_ok=True)
     for source in sources:
-        doc = recording(source, operator_info, per_source[source.id])
-        (args.out / f"{source.id}.yaml").write_text(dump(doc))
+        target = args.out / f"{source.id}.yaml"
+        results = per_source[source.id]
+        if args.merge and target.is_file():
+            results = {**load(target)["platforms"], **results}
+        target.write_text(dump(recording(source, operator_info, results)))
     print(f"[recorder] {len(sources)} recordings in {args.out}; operator ready after {timings} s", file=sys.stderr)
     return 0
 

@@ -26,7 +26,7 @@ from .stored import object_key
 
 BASE = "pathway"
 #: What a result holds that the comparison reads (the rest of a raw result is not written).
-RESULT_KEYS = ("admission", "status", "objects")
+RESULT_KEYS = ("admission", "status", "objects", "reconcile_errors")
 
 
 def _canonical(obj: Any) -> str:

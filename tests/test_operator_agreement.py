@@ -36,20 +36,7 @@ from localcluster.server_defaults import CrdSchemas
 PATHS = recordings()
 #: (recording id, platform, mode) -> why it does not agree (newer behaviour on purpose, with the
 #: spec line). Every entry must still disagree: one that starts agreeing fails the run.
-_PENDING = ("recorded before the operator finished: the DGD's status says pending, 'spec not yet processed' for a "
-            "DCD, so some workloads were not there yet; re-record with a longer --settle-timeout")
-_DCD_ERROR = ("we refuse what the DCD controller cannot build either (its error goes to its log, not to the status: "
-              "the DGD stays pending with the DCD 'spec not yet processed'); the verdicts agree in substance, the "
-              "recording just has no failed state to compare with")
-KNOWN: dict[tuple[str, str, str], str] = {
-    **{(f"upstream-examples-{g}", "pathway", m): _PENDING for m in ("render", "operator") for g in (
-        "backends-vllm-deploy-xpu-disagg-router-xpu-dra", "backends-vllm-deploy-xpu-disagg-tracing-xpu-dra",
-        "backends-vllm-deploy-xpu-disagg-xpu-dra", "deployments-eks-manifests-vllm-agg",
-        "deployments-eks-manifests-vllm-disagg-p5")},
-    **{(g, p, m): _DCD_ERROR for m in ("render", "operator") for g, p in (
-        ("corpus-deploy-operator-testdata-dgd-grove-input", "lws"), ("corpus-trtllm-agg-failover-eagle", "pathway"),
-        ("corpus-trtllm-agg-failover-eagle", "lws"))},
-}
+KNOWN: dict[tuple[str, str, str], str] = {}
 NEEDS_CRDS = "../shared/conformance/crds is not present (the CRD schemas' defaults are part of the comparison)"
 
 
@@ -142,3 +129,25 @@ def test_the_report_in_docs_is_what_the_recordings_give() -> None:
     baseline = json.loads(BASELINE.read_text()) if BASELINE.is_file() else None
     assert current_generated(DOC) == generated(reports, baseline), \
         "docs/OPERATOR-AGREEMENT.md is stale: run `python -m localcluster.agreement_report --write`"
+
+
+_REFUSAL_REASON = "cannot be rendered: "
+
+
+@pytest.mark.skipif(not SHARED_CRDS.is_dir(), reason=NEEDS_CRDS)
+def test_where_the_operator_failed_in_its_log_our_refusal_names_its_cause() -> None:
+    """A DCD its controller cannot build fails only in the operator's log (the graph stays pending):
+    where we refuse such a graph, the reason we give and one of the errors the operator logged hold
+    one another (ours may add what to do about it)."""
+    checked = 0
+    for path in PATHS:
+        for report in _reports(path, "render"):
+            result = load_recording(path)["platforms"][report.platform]
+            errors = [e["error"] for e in result.get("reconcile_errors") or []]
+            if not errors or not report.ours.startswith("refused") or _REFUSAL_REASON not in report.ours:
+                continue
+            reason = report.ours.split(_REFUSAL_REASON, 1)[1]
+            assert any(reason in error or error in reason for error in errors), \
+                f"{report.id} [{report.platform}]: {reason!r} not in {errors}"
+            checked += 1
+    assert checked >= 3  # the failover graph at two settings, the LWS graph without args
