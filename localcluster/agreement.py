@@ -169,10 +169,6 @@ DOCUMENTED_VERDICTS: dict[tuple[str, str], str] = {
         "type enum lacks (main) is refused there by the API server (seen in tests/e2e/test_apiserver_oracle.py's "
         "dry run of the gpt-oss recipe); the recording applied the manifest as v1alpha1, which the API server "
         "validates against the v1alpha1 schema and stores through the conversion webhook, so the operator ran it",
-    ("rendered", "failed to reconcile top-level PVCs: legacy top-level PVC"):
-        "the graph names a v1alpha1 top-level PVC without create: true, which the operator requires to exist in "
-        "the cluster (ERRATA.md section 1 item 17); the published manifest expects the user to create it, rendering "
-        "is offline and cannot see it (the recording had no such PVC, so the operator made only the shared objects)",
 }
 
 BOTH_REFUSE = ("the operator fails the graph but syncs its shared objects first (ERRATA.md item 10); "
@@ -252,11 +248,24 @@ def operator_verdict(result: Mapping[str, Any]) -> str:
     if failed:
         ready = [c for c in failed[0]["conditions"] if c.get("type") == "Ready"]
         return f"failed: {ready[0].get('reason')}: {ready[0].get('message')}" if ready else "failed"
-    errors = result.get("reconcile_errors") or []
+    errors = unbuilt_component_errors(result)
     if errors:  # a DCD its controller cannot build: the error is in the log, the status stays pending
         first = errors[0]
         return f"failed: reconcile error of {first['controller']} {first['name']}: {first['error']}"
     return "objects"
+
+
+_UNPROCESSED = re.compile(r"([a-z0-9][a-z0-9.-]*): spec not yet processed")
+
+
+def unbuilt_component_errors(result: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The DCD controller's logged errors for the DCDs the graph still reports unprocessed at the
+    end of the recording: those it could never build. An error of an object that was built after
+    all (a retry that succeeded, a Secret the operator made a moment later) is not one."""
+    unprocessed = {name for s in result["status"] for c in s.get("conditions") or []
+                   for name in _UNPROCESSED.findall(str(c.get("message", "")))}
+    return [e for e in result.get("reconcile_errors") or []
+            if e.get("controller") == "DynamoComponentDeployment" and e.get("name") in unprocessed]
 
 
 def submitted(recording: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -316,7 +325,7 @@ def predicted(recording: Mapping[str, Any], platform: str) -> tuple[str, list[di
             plan = plan_graph(SourceText(text, recording["id"], document=index), platform_for(platform),
                               recording["namespace"], mode="operator")
         except DynamoPulumiError as exc:
-            return f"refused: {str(exc).splitlines()[0]}", []
+            return "refused: " + " ".join(line.strip() for line in str(exc).splitlines()), []
         prediction = plan_prediction(plan)
         if not prediction and plan.warnings:
             return f"refused: {plan.warnings[0]}", []

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dynamo_pulumi.floor.constants import DYNAMO_API_VERSION_V1ALPHA1 as ALPHA_API_VERSION
 from dynamo_pulumi.platform import Platform
 
 from .cluster import ClusterError, LocalCluster
@@ -117,6 +118,7 @@ def submit(cluster: LocalCluster, source: Source) -> Submitted:
     ns = namespace_for(source.id)
     cluster.kubectl("create", "namespace", ns)
     companions = [d for d in source.documents if d.get("kind") not in DYNAMO_KINDS]
+    companions += prerequisite_pvcs(source.graphs, companions)
     for doc in companions:
         cluster.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(_in_namespace(doc, ns)), check=False)
     admission = []
@@ -130,6 +132,26 @@ def submit(cluster: LocalCluster, source: Source) -> Submitted:
             entry["message"] = out.stderr.strip()
         admission.append(entry)
     return Submitted(source, ns, admission, {_kind_name(d) for d in companions})
+
+
+def prerequisite_pvcs(graphs: list[dict[str, Any]], companions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The PVCs a published v1alpha1 manifest expects the user to have made: a top-level
+    ``spec.pvcs`` entry without ``create: true`` names a claim the operator requires to exist
+    (ERRATA section 1 item 17) and mounts as it is. Made here, as a user would before applying,
+    so the operator renders the graph instead of failing it; they count as companions (not the
+    operator's). A minimal claim: the operator reads only its name."""
+    have = {(d.get("metadata") or {}).get("name") for d in companions if d.get("kind") == "PersistentVolumeClaim"}
+    made: list[dict[str, Any]] = []
+    for graph in graphs:
+        spec = graph.get("spec") if graph.get("apiVersion") == ALPHA_API_VERSION else None
+        for pvc in (spec or {}).get("pvcs") or []:
+            name = pvc.get("name") if isinstance(pvc, dict) else None
+            if not name or pvc.get("create") is True or name in have:
+                continue
+            have.add(name)
+            made.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
+                         "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Gi"}}}})
+    return made
 
 
 def available_resources(cluster: LocalCluster) -> list[str]:
@@ -279,9 +301,14 @@ def record_setting(cluster: LocalCluster, setting: str, sources: list[Source], b
 
 def recording(source: Source, operator: dict[str, str], per_setting: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """One source's recording, whole (``recording_format.dump`` writes it compact)."""
-    return {"id": source.id, "origin": source.origin, "provenance": source.provenance,
-            "namespace": namespace_for(source.id), "operator": operator, "pinned": source.pinned,
-            "input": source.documents, "platforms": per_setting}
+    doc = {"id": source.id, "origin": source.origin, "provenance": source.provenance,
+           "namespace": namespace_for(source.id), "operator": operator, "pinned": source.pinned,
+           "input": source.documents, "platforms": per_setting}
+    companions = [d for d in source.documents if d.get("kind") not in DYNAMO_KINDS]
+    made = prerequisite_pvcs(source.graphs, companions)
+    if made:  # applied before the input, as its user would (not part of the manifest)
+        doc["made_before"] = made
+    return doc
 
 
 def gather(args: argparse.Namespace) -> list[Source]:

@@ -27,6 +27,7 @@ from localcluster.agreement import (
     load_recording,
     operator_verdict,
     recordings,
+    unbuilt_component_errors,
 )
 from localcluster.agreement_report import BASELINE, DOC, current_generated, generated
 from localcluster.crds import SHARED_CRDS
@@ -143,7 +144,7 @@ def test_where_the_operator_failed_in_its_log_our_refusal_names_its_cause() -> N
     for path in PATHS:
         for report in _reports(path, "render"):
             result = load_recording(path)["platforms"][report.platform]
-            errors = [e["error"] for e in result.get("reconcile_errors") or []]
+            errors = [e["error"] for e in unbuilt_component_errors(result)]
             if not errors or not report.ours.startswith("refused") or _REFUSAL_REASON not in report.ours:
                 continue
             reason = report.ours.split(_REFUSAL_REASON, 1)[1]

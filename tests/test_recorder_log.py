@@ -41,10 +41,21 @@ def test_reconcile_errors_of_one_namespace_distinct_without_conflicts(tmp_path: 
     assert reconcile_errors(None, "o1") == []
 
 
-def test_a_pending_graph_with_a_reconcile_error_is_a_failure() -> None:
+def test_a_pending_graph_is_failed_by_the_errors_of_the_dcds_it_still_reports_unprocessed() -> None:
+    """Only a DCD the graph still reports "spec not yet processed" failed; the error of an object
+    that was built after all (the DGD controller's MPI Secret read before the operator made it)
+    is not the verdict."""
+    unprocessed = ("Resources not ready: g-w-8a994d6c: spec not yet processed: generation=1, "
+                   "observedGeneration=0")
     result = {"admission": [{"kind": "DynamoGraphDeployment", "name": "g", "accepted": True}],
-              "status": [{"kind": "DynamoGraphDeployment", "name": "g", "state": "pending", "conditions": []}],
+              "status": [{"kind": "DynamoGraphDeployment", "name": "g", "state": "pending",
+                          "conditions": [{"type": "Ready", "status": "False", "message": unprocessed}]}],
               "objects": []}
     assert operator_verdict(result) == "objects"
-    result["reconcile_errors"] = [{"controller": "DynamoComponentDeployment", "name": "g-w", "error": "boom"}]
-    assert operator_verdict(result) == "failed: reconcile error of DynamoComponentDeployment g-w: boom"
+    result["reconcile_errors"] = [
+        {"controller": "DynamoGraphDeployment", "name": "g", "error": 'reading source secret: Secret "k" not found'},
+        {"controller": "DynamoComponentDeployment", "name": "g-frontend", "error": "a retry that succeeded"},
+    ]
+    assert operator_verdict(result) == "objects"
+    result["reconcile_errors"].append({"controller": "DynamoComponentDeployment", "name": "g-w-8a994d6c", "error": "boom"})
+    assert operator_verdict(result) == "failed: reconcile error of DynamoComponentDeployment g-w-8a994d6c: boom"
