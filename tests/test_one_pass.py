@@ -68,10 +68,14 @@ def test_a_standalone_component_is_defaulted_once(defaulted: Counter[str]) -> No
     assert defaulted == Counter({"component create": 1})
 
 
-def test_an_update_verdict_defaults_each_object_once_per_operation(defaulted: Counter[str]) -> None:
-    """OLD as stored (create), NEW as updated, NEW as created (which the rendering reuses)."""
+@pytest.mark.parametrize(("mode", "client"), [("render", "kubectl"), ("operator", "pulumi"), ("operator", "kubectl")])
+def test_an_update_verdict_defaults_each_object_once_per_operation(
+    defaulted: Counter[str], mode: str, client: str
+) -> None:
+    """OLD as stored (create), NEW as updated, NEW as created (which the rendering reuses); in
+    operator mode the replacement trigger's identities start from OLD and NEW as stored."""
     old = _loaded(BASE).object
-    verdict = judge(_loaded(BASE), load_platform(copy.deepcopy(PLATFORM)), old=old, client="kubectl")
+    verdict = judge(_loaded(BASE), load_platform(copy.deepcopy(PLATFORM)), old=old, mode=mode, client=client)
     assert verdict.deployable and verdict.rendered is not None
     assert defaulted == Counter({"graph create": 2, "graph update": 1})
 
@@ -115,10 +119,3 @@ def test_a_component_update_defaults_only_the_old_object(defaulted: Counter[str]
     assert verdict.deployable and verdict.rendered is not None
     assert defaulted == Counter({"component create": 2})
 
-
-def test_an_operator_mode_update_defaults_old_once_for_admission_and_the_trigger(defaulted: Counter[str]) -> None:
-    """The replacement trigger's identity of OLD starts from OLD as update admission stored it."""
-    old = _loaded(BASE).object
-    verdict = judge(_loaded(BASE), load_platform(copy.deepcopy(PLATFORM)), old=old, mode="operator")
-    assert verdict.deployable and verdict.rendered is not None
-    assert defaulted == Counter({"graph create": 2, "graph update": 1})
