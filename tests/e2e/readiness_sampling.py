@@ -7,17 +7,25 @@ the object, from the status it writes itself. Both come from the same read, so a
 difference of rules, never of timing. The rules we keep stricter on purpose (docs/READINESS.md)
 show as "ours not ready, controller ready"; the other way round would be a wait that returns
 while the controller still says no.
+
+With ``DYNAMO_READINESS_RECORD=<dir>`` a sampler named ``record_as`` also keeps every distinct
+version of the objects it read, with the phase, and writes them to ``<dir>/<record_as>.yaml`` when
+it stops: what a controller CI cannot run wrote, kept as test data
+(``tests/fixtures/readiness_recordings/``, replayed by ``tests/test_readiness_recorded.py``).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import yaml
 from oracle_readiness import judge_workload
 
 from localcluster.cluster import LocalCluster
@@ -73,6 +81,9 @@ CONTROLLER_SAYS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
 }
 
 
+RECORD_ENV = "DYNAMO_READINESS_RECORD"
+
+
 @dataclass
 class Sample:
     t: float
@@ -93,6 +104,10 @@ class Sampler:
     interval: float = 0.25
     samples: list[Sample] = field(default_factory=list)
     phase: str = "rollout"
+    #: The recording's name (``DYNAMO_READINESS_RECORD``); "" records nothing.
+    record_as: str = ""
+    versions: list[dict[str, Any]] = field(default_factory=list)
+    _seen: set[tuple[Any, ...]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self._stop = threading.Event()
@@ -105,6 +120,21 @@ class Sampler:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
+        folder = os.environ.get(RECORD_ENV)
+        if folder and self.record_as:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            (Path(folder) / f"{self.record_as}.yaml").write_text(
+                yaml.safe_dump({"versions": self.versions}, sort_keys=True, width=160))
+
+    def _keep(self, obj: dict[str, Any]) -> None:
+        """One distinct version of an object (by resourceVersion) per phase, without server bookkeeping."""
+        meta = obj.get("metadata") or {}
+        key = (self.phase, obj.get("kind"), meta.get("name"), meta.get("resourceVersion"))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        kept = {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+        self.versions.append({"phase": self.phase, "object": kept})
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -114,6 +144,8 @@ class Sampler:
                     continue
                 ours = judge_workload(obj, component=name).ready
                 self.samples.append(Sample(time.monotonic(), kind, name, ours, CONTROLLER_SAYS[kind](obj), self.phase))
+                if self.record_as and os.environ.get(RECORD_ENV):
+                    self._keep(obj)
             time.sleep(self.interval)
 
     def wait(self, what: str, predicate: Callable[[], bool], timeout: float = 90.0) -> None:

@@ -39,7 +39,7 @@ def test_grove_readiness_agrees_with_grove(engine: Engine, cluster: LocalCluster
     config = {"dynamo-pulumi:namespace": namespace, "kubernetes:kubeconfig": str(cluster.kubeconfig),
               "dynamo-pulumi:graph": str(FIXTURES / "multinode-vllm.yaml"),
               "dynamo-pulumi:platform": str(FIXTURES / "platform-grove.yaml"), "dynamo-pulumi:timeout": "4m"}
-    with Sampler(cluster, namespace, targets) as sampler:
+    with Sampler(cluster, namespace, targets, record_as="grove") as sampler:
         run_project(engine, "up", root, config=config)
         assert all_ready(), "pulumi up returned before Grove called every clique and scaling group ready"
         (pcsg,) = _items(cluster, namespace, "podcliquescalinggroups")
