@@ -263,7 +263,7 @@ def test_namespace_defaults_to_metadata_namespace(ns: str | None) -> None:
 def test_epp_runtime_contract_errors_are_reported_at_alpha_paths() -> None:
     data = alpha_dgd({
         "legacy": {"componentType": "epp", "extraPodSpec": {"mainContainer": {"image": "x/epp:1.4.0"}}},
-        "native": {"componentType": "epp", "eppConfig": {"config": {"plugins": []}},
+        "native": {"componentType": "epp", "eppConfig": {"config": {"plugins": [], "schedulingProfiles": []}},
                    "extraPodSpec": {"mainContainer": {"image": "x/epp:1.5.0"}}},
     })
     found = validate_loaded(load_graph_entry(data))

@@ -69,7 +69,8 @@ TOPOLOGY_SPEC = {"spec.topologyConstraint": {"clusterTopologyName": "gb200", "pa
 MULTINODE = {f"{W}.multinode": {"nodeCount": 2}}
 GMS_INTRA = {f"{W}.experimental.gpuMemoryService": {"mode": "IntraPod"}}
 GMS_INTER = {f"{W}.experimental.gpuMemoryService": {"mode": "InterPod"}}
-EPP = {"spec.components[2]": {"name": "epp", "type": "epp", "eppConfig": {"config": {"a": 1}},
+EPP_CONFIG = {"plugins": [{"type": "a"}], "schedulingProfiles": [{"name": "p", "plugins": [{"pluginRef": "a"}]}]}
+EPP = {"spec.components[2]": {"name": "epp", "type": "epp", "eppConfig": {"config": EPP_CONFIG},
                               "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}}}
 EPP_PLATFORM = {"cluster": {"inferencePoolAvailable": True}}
 
@@ -241,8 +242,8 @@ ENTRIES: dict[str, Rendered | NotRendered] = {
         {"spec.components[2].eppConfig": {"configMapRef": {"name": "a", "key": "k"}}},
         {"spec.components[2].eppConfig": {"configMapRef": {"name": "a", "key": "k", "optional": True}}}, EPP, EPP_PLATFORM),
     "spec.components.eppConfig.config": Rendered(
-        {"spec.components[2].eppConfig": {"config": {"a": 1}}},
-        {"spec.components[2].eppConfig": {"config": {"a": 2}}}, EPP, EPP_PLATFORM),
+        {"spec.components[2].eppConfig": {"config": EPP_CONFIG}},
+        {"spec.components[2].eppConfig": {"config": {**EPP_CONFIG, "plugins": [{"type": "b"}]}}}, EPP, EPP_PLATFORM),
     "spec.components.frontendSidecar": Rendered(
         {f"{W}.frontendSidecar": UNSET},
         {f"{W}.frontendSidecar": "sidecar",

@@ -69,6 +69,7 @@ EXPECTED_LEFT_OUT = {
     "docs-lws-multinode.yaml": "multinode is supported only for worker, prefill, or decode components",
     "examples-power-aware-budget-dgd.yaml": "podTemplate.spec.containers[0].image: Required value",
     "recipes-qwen3.6-35b-dynamo-fd-ec.yaml": "extraPodSpec.nodeSelector in body must be of type object",
+    "sglang-agg_epp.yaml": "plugins[1].weight in body must be of type integer",
     "trtllm-v1beta1-snapshot-restore.yaml": "checkpoint functionality is disabled in the operator configuration",
     "vllm-v1beta1-agg_snapshot_tp8.yaml": "checkpoint functionality is disabled in the operator configuration",
 }

@@ -56,6 +56,9 @@ EXPECTED_RENDER_ERRORS = {
 
 #: file -> the admission rule that refuses it on this platform (Grove off, LWS on, checkpoints off).
 EXPECTED_REFUSALS = {
+    # A v1alpha1 scheduling-profile plugin without weight, which the webhook's round trip writes as
+    # null (recorded from the operator: tests/fixtures/operator_recordings/corpus-sglang-agg-epp.yaml).
+    "sglang-agg_epp.yaml": "plugins[1].weight in body must be of type integer",
     # Inter-pod GMS needs the Grove pathway.
     "deploy-operator-samples-dgd-gms-failover.yaml": 'gpuMemoryService.mode: Forbidden: requires the Grove pathway',
     "vllm-gms-failover.yaml": 'gpuMemoryService.mode: Forbidden: requires the Grove pathway',
