@@ -228,3 +228,17 @@ def test_an_env_var_given_as_empty_string_is_written_without_value() -> None:
     assert entry == {"name": "EMPTY"}
     dcd = next(o for o in rendered.components if "decode" in o["metadata"]["name"])
     assert {"name": "EMPTY"} in dcd["spec"]["podTemplate"]["spec"]["containers"][0]["env"]
+
+
+def test_a_top_level_key_the_go_type_lacks_is_in_neither_the_config_map_nor_the_dcd() -> None:
+    """The CRD preserves unknown fields at the top of ``eppConfig.config``, but the operator decodes
+    it into gateway-api-inference-extension v1.2.0's ``EndpointPickerConfig`` (no such field), so the
+    objects it writes from that struct lack the key (api/epp_schema.GO_FIELDS)."""
+    text = (GRAPH + EPP).replace('"epp:1.5.0"', '"epp:1.4.0"') + (
+        "    eppConfig: {config: {plugins: [{type: a}], schedulingProfiles: [], futureKey: {x: 1},"
+        " featureGates: [g]}}\n")
+    rendered = render_graph(DynamoGraphDeployment.model_validate(yaml.safe_load(text)), RESTRICTED)
+    data = yaml.safe_load(named(rendered.objects, "ConfigMap")["g-epp-config"]["data"]["epp-config-dynamo.yaml"])
+    assert "futureKey" not in data and data["featureGates"] == ["g"]
+    config = named(rendered.components, "DynamoComponentDeployment")["g-epp"]["spec"]["eppConfig"]["config"]
+    assert "futureKey" not in config and config["featureGates"] == ["g"]

@@ -36,6 +36,10 @@ PLUGIN_ZERO: dict[str, Any] = {"name": "", "type": "", "parameters": None}
 PROFILE_ZERO: dict[str, Any] = {"name": "", "plugins": None}
 PROFILE_PLUGIN_ZERO: dict[str, Any] = {"pluginRef": "", "weight": None}
 _TOP_ZERO = ("plugins", "schedulingProfiles")
+#: The fields of the Go type: decoding into it drops any other top-level key, so the objects the
+#: operator writes from it (the EPP ConfigMap, the DCD) never hold one, although the DGD keeps it
+#: (the CRD preserves unknown fields there, and the webhook's patch drops its removals).
+GO_FIELDS = ("apiVersion", "kind", "plugins", "schedulingProfiles", "featureGates", "saturationDetector")
 
 _STRING = {"type": "string"}
 

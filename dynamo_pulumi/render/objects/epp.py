@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from dynamo_pulumi.api.epp_schema import PLUGIN_ZERO, PROFILE_PLUGIN_ZERO, PROFILE_ZERO, with_go_zero
+from dynamo_pulumi.api.epp_schema import (
+    GO_FIELDS,
+    PLUGIN_ZERO,
+    PROFILE_PLUGIN_ZERO,
+    PROFILE_ZERO,
+    with_go_zero,
+)
 from dynamo_pulumi.floor.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
@@ -60,8 +66,9 @@ def typed_endpoint_picker_config(config: dict[str, Any], *, nulls: bool = True) 
     The operator sets ``TypeMeta`` on the component's own struct (a pointer), so the DCD it writes
     afterwards carries it too (found by the recorded comparison, docs/OPERATOR-AGREEMENT.md).
     ``nulls=False`` is that struct as the DCD stores it: the API server prunes the nulls of a
-    custom resource's non-nullable fields."""
-    out = copy_tree(config)
+    custom resource's non-nullable fields. A top-level key the Go type does not have is gone
+    (decoding dropped it)."""
+    out = copy_tree({k: v for k, v in config.items() if k in GO_FIELDS})
     out["apiVersion"] = ENDPOINT_PICKER_CONFIG_API_VERSION
     out["kind"] = ENDPOINT_PICKER_CONFIG_KIND
     out["plugins"] = with_go_zero(out.get("plugins"), PLUGIN_ZERO, nulls)
