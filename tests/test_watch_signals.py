@@ -57,7 +57,11 @@ def _b64(path: str) -> str:
 
 
 #: ``-c`` code that runs the CLI as ``python -m dynamo_pulumi`` does, after a prelude.
-CLI = "import sys\nfrom dynamo_pulumi.cli import main\nsys.argv[0] = 'dynamo-pulumi'\nsys.exit(main())\n"
+#: The command, with SIGINT at Python's default as a user's shell starts it: a test run started in
+#: the background of a non-interactive shell (``cmd &``) ignores SIGINT, children inherit that, and
+#: a CLI started so keeps ignoring it (as POSIX has it), which is not what these tests are about.
+CLI = ("import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+       "from dynamo_pulumi.cli import main\nsys.argv[0] = 'dynamo-pulumi'\nsys.exit(main())\n")
 #: A prelude that makes the waiter's judgement raise: a bug of ours, in the middle of a wait.
 BUG = ("from dynamo_pulumi.cluster import waiter\n"
        "def evaluate(self):\n"
