@@ -255,7 +255,7 @@ def operator_verdict(result: Mapping[str, Any]) -> str:
     return "objects"
 
 
-_UNPROCESSED = re.compile(r"([a-z0-9][a-z0-9.-]*): spec not yet processed")
+_UNPROCESSED = re.compile(rf"([a-z0-9][a-z0-9.-]*): {recording_format.UNPROCESSED}")
 
 
 def unbuilt_component_errors(result: Mapping[str, Any]) -> list[dict[str, str]]:

@@ -46,7 +46,7 @@ from .oracle_sources import (
     prepared,
     upstream_sources,
 )
-from .recording_format import dump, load
+from .recording_format import UNPROCESSED, dump, load
 from .stored import object_key, stripped
 from .tools import ensure_tools
 
@@ -211,10 +211,6 @@ def _operator_made(obj: dict[str, Any]) -> bool:
     StatefulSets of an LWS, the ResourceClaim of a pod) have that controller's object as owner."""
     owners = (obj.get("metadata") or {}).get("ownerReferences") or []
     return all(str(o.get("apiVersion", "")).startswith("nvidia.com/") for o in owners)
-
-
-#: A graph's status while one of its DCDs has not been reconciled yet: the operator is not done.
-UNPROCESSED = "spec not yet processed"
 
 
 def settle(cluster: LocalCluster, resources: list[str], subs: list[Submitted], timeout: float) -> dict[str, Any]:

@@ -27,6 +27,9 @@ from .stored import object_key
 BASE = "pathway"
 #: What a result holds that the comparison reads (the rest of a raw result is not written).
 RESULT_KEYS = ("admission", "status", "objects", "reconcile_errors")
+#: What a graph's status says of a DCD its controller has not reconciled yet: the recorder waits
+#: while one is reported, and the comparison reads a logged error of such a DCD as its failure.
+UNPROCESSED = "spec not yet processed"
 
 
 def _canonical(obj: Any) -> str:

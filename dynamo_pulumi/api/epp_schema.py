@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from dynamo_pulumi.api.pod_schema import UNKNOWN, field_errors_of, plain_json
+from dynamo_pulumi.api.pod_schema import UNKNOWN, field_errors_of, field_of, plain_json
 from dynamo_pulumi.api.schema_check import Checker
 from dynamo_pulumi.errors import FieldError
 
@@ -98,18 +98,20 @@ def with_go_zero(entries: Any, zero: Mapping[str, Any], nulls: bool) -> Any:
             for e in entries]
 
 
-def go_zero_filled(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``config`` re-encoded from the Go type: every field without ``omitempty`` present (nulls kept)."""
+def go_zero_filled(config: Mapping[str, Any], *, nulls: bool = True) -> dict[str, Any]:
+    """``config`` re-encoded from the Go type: every field without ``omitempty`` present at its
+    zero value; ``nulls=False`` leaves out the zeros that are null (as a custom resource stores
+    them, its non-nullable nulls pruned). Keys keep their order; new ones follow."""
     out = dict(config)
     for key in _TOP_ZERO:
         out.setdefault(key, None)
-    out["plugins"] = with_go_zero(out["plugins"], PLUGIN_ZERO, True)
-    profiles = with_go_zero(out["schedulingProfiles"], PROFILE_ZERO, True)
+    out["plugins"] = with_go_zero(out["plugins"], PLUGIN_ZERO, nulls)
+    profiles = with_go_zero(out["schedulingProfiles"], PROFILE_ZERO, nulls)
     for profile in profiles if isinstance(profiles, list) else []:
-        if isinstance(profile, dict):
-            profile["plugins"] = with_go_zero(profile.get("plugins"), PROFILE_PLUGIN_ZERO, True)
+        if isinstance(profile, dict) and (nulls or profile.get("plugins") is not None):
+            profile["plugins"] = with_go_zero(profile.get("plugins"), PROFILE_PLUGIN_ZERO, nulls)
     out["schedulingProfiles"] = profiles
-    return out
+    return out if nulls else {k: v for k, v in out.items() if v is not None}
 
 
 @lru_cache(maxsize=1)
@@ -128,26 +130,21 @@ def epp_config_errors(config: Any, path: str, *, alpha: bool = False) -> list[Fi
     return [fe for error in _checker().iter_errors(instance) for fe in field_errors_of(error, path)]
 
 
-def _field(node: Any, wire: str, attr: str) -> Any:
-    """A field of a wire mapping or of a model."""
-    return node.get(wire) if isinstance(node, Mapping) else getattr(node, attr, None)
-
-
 def _config_errors(component: Any, path: str, alpha: bool) -> list[FieldError]:
-    epp = _field(component, "eppConfig", "epp_config") if component is not None else None
-    config = _field(epp, "config", "config") if epp is not None else None
+    epp = field_of(component, "eppConfig", "epp_config") if component is not None else None
+    config = field_of(epp, "config", "config") if epp is not None else None
     return epp_config_errors(config, f"{path}.eppConfig.config", alpha=alpha)
 
 
 def object_epp_errors(obj: Any) -> list[FieldError]:
     """``eppConfig.config`` violations of a v1beta1 DGD or DCD (wire mapping or model)."""
-    spec = _field(obj, "spec", "spec")
-    kind = _field(obj, "kind", "kind")
+    spec = field_of(obj, "spec", "spec")
+    kind = field_of(obj, "kind", "kind")
     if spec is None or isinstance(spec, (str, int, float, list)):
         return []
     if kind == "DynamoComponentDeployment":
         return _config_errors(spec, "spec", False)
-    components = _field(spec, "components", "components") if kind == "DynamoGraphDeployment" else None
+    components = field_of(spec, "components", "components") if kind == "DynamoGraphDeployment" else None
     if not isinstance(components, (list, tuple)):
         return []
     return [e for i, comp in enumerate(components) for e in _config_errors(comp, f"spec.components[{i}]", False)]

@@ -89,6 +89,7 @@ __all__ = [
     "component_errors",
     "decoded_template_errors",
     "field_errors_of",
+    "field_of",
     "object_errors",
     "plain_json",
     "pod_template_errors",
@@ -307,7 +308,7 @@ def _items(value: Any) -> list[tuple[int, Any]]:
     return list(enumerate(value)) if isinstance(value, (list, tuple)) else []
 
 
-def _get(node: Any, wire: str, attr: str) -> Any:
+def field_of(node: Any, wire: str, attr: str) -> Any:
     """A field of a wire mapping or of a model."""
     if isinstance(node, Mapping):
         return node.get(wire)
@@ -319,10 +320,10 @@ def component_errors(comp: Any, path: str) -> list[FieldError]:
     ``roles[j].podTemplate``. ``comp`` is a wire mapping or a component model."""
     if comp is None:
         return []
-    errors = pod_template_errors(_get(comp, "podTemplate", "pod_template"), f"{path}.podTemplate")
-    for j, role in _items(_get(comp, "roles", "roles")):
+    errors = pod_template_errors(field_of(comp, "podTemplate", "pod_template"), f"{path}.podTemplate")
+    for j, role in _items(field_of(comp, "roles", "roles")):
         if role is not None:
-            tpl = _get(role, "podTemplate", "pod_template")
+            tpl = field_of(role, "podTemplate", "pod_template")
             errors += pod_template_errors(tpl, f"{path}.roles[{j}].podTemplate")
     return errors
 
@@ -341,7 +342,7 @@ def _kind(obj: Any) -> Any:
 def object_errors(obj: Any) -> list[FieldError]:
     """Embedded core/v1 schema violations of a v1beta1 DGD or DCD (wire mapping or model), at
     wire paths. Other kinds embed no core type."""
-    spec = _get(obj, "spec", "spec")
+    spec = field_of(obj, "spec", "spec")
     if spec is None or isinstance(spec, (str, int, float, list)):
         return []
     kind = _kind(obj)
@@ -349,8 +350,8 @@ def object_errors(obj: Any) -> list[FieldError]:
         return component_errors(spec, "spec")
     if kind != "DynamoGraphDeployment":
         return []
-    errors = _env_errors(_get(spec, "env", "env"), "spec.env")
-    for i, comp in _items(_get(spec, "components", "components")):
+    errors = _env_errors(field_of(spec, "env", "env"), "spec.env")
+    for i, comp in _items(field_of(spec, "components", "components")):
         errors += component_errors(comp, f"spec.components[{i}]")
     return errors
 

@@ -14,13 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from dynamo_pulumi.api.epp_schema import (
-    GO_FIELDS,
-    PLUGIN_ZERO,
-    PROFILE_PLUGIN_ZERO,
-    PROFILE_ZERO,
-    with_go_zero,
-)
+from dynamo_pulumi.api.epp_schema import GO_FIELDS, go_zero_filled
 from dynamo_pulumi.floor.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
@@ -71,13 +65,7 @@ def typed_endpoint_picker_config(config: dict[str, Any], *, nulls: bool = True) 
     out = copy_tree({k: v for k, v in config.items() if k in GO_FIELDS})
     out["apiVersion"] = ENDPOINT_PICKER_CONFIG_API_VERSION
     out["kind"] = ENDPOINT_PICKER_CONFIG_KIND
-    out["plugins"] = with_go_zero(out.get("plugins"), PLUGIN_ZERO, nulls)
-    profiles = with_go_zero(out.get("schedulingProfiles"), PROFILE_ZERO, nulls)
-    for profile in profiles if isinstance(profiles, list) else []:
-        if isinstance(profile, dict) and (nulls or profile.get("plugins") is not None):
-            profile["plugins"] = with_go_zero(profile.get("plugins"), PROFILE_PLUGIN_ZERO, nulls)
-    out["schedulingProfiles"] = profiles
-    return out if nulls else {k: v for k, v in out.items() if v is not None}
+    return go_zero_filled(out, nulls=nulls)
 
 
 class _GoYamlDumper(yaml.SafeDumper):
