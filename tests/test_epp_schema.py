@@ -4,7 +4,8 @@ The rule comes from the operator itself: ``tests/fixtures/operator_recordings/co
 records the API server refusing a v1alpha1 graph whose scheduling-profile plugin has no weight,
 with the message the first test expects word for word. The schema is the one of
 ``../shared/conformance/crds/nvidia.com_dynamographdeployments.yaml`` (checked equal below when
-it is present); the v1beta1 cases follow from it with the nulls pruned (dynamo_pulumi/api/epp_schema.py).
+it is present); the v1beta1 refusal of a missing weight was probed on the same operator build
+(dynamo_pulumi/api/epp_schema.py).
 """
 
 from __future__ import annotations
@@ -81,14 +82,21 @@ def test_alpha_and_beta_configs_with_every_weight_are_admitted() -> None:
     assert _errors(_beta(CONFIG)) == []
 
 
-def test_beta_plugin_without_weight_is_admitted_the_null_is_pruned() -> None:
-    assert _errors(_beta(_without_weight(CONFIG))) == []
+def test_beta_plugin_without_weight_is_refused_too() -> None:
+    """Probed on the real operator and API server (2026-12-03, the operator build of the
+    recordings): a v1beta1 DGD whose profile plugin has no weight is refused, with this message."""
+    path = "spec.components[0].eppConfig.config.schedulingProfiles[0].plugins[0].weight"
+    assert _errors(_beta(_without_weight(CONFIG))) == [
+        f'{path}: Invalid value: "null": {path} in body must be of type integer: "null"']
 
 
-def test_beta_required_fields_the_round_trip_leaves_null_are_required() -> None:
+def test_beta_lists_the_round_trip_leaves_null_fail_their_type() -> None:
+    path = "spec.components[0].eppConfig.config.schedulingProfiles"
     config = {"plugins": [{"type": "x"}], "schedulingProfiles": [{"name": "p"}]}
-    assert _errors(_beta(config)) == ["spec.components[0].eppConfig.config.schedulingProfiles[0].plugins: Required value"]
-    assert _errors(_beta({"plugins": []})) == ["spec.components[0].eppConfig.config.schedulingProfiles: Required value"]
+    assert _errors(_beta(config)) == [
+        f'{path}[0].plugins: Invalid value: "null": {path}[0].plugins in body must be of type array: "null"']
+    assert _errors(_beta({"plugins": []})) == [
+        f'{path}: Invalid value: "null": {path} in body must be of type array: "null"']
 
 
 def test_alpha_missing_lists_come_back_null_and_fail_their_type() -> None:
@@ -101,9 +109,8 @@ def test_alpha_missing_lists_come_back_null_and_fail_their_type() -> None:
 
 def test_string_zero_values_satisfy_required_fields() -> None:
     """``type`` and ``pluginRef`` come back as "" from the Go type, so their absence is no error."""
-    config = {"plugins": [{"name": "a"}], "schedulingProfiles": [{"name": "p", "plugins": [{"weight": 2}]}]}
+    config: dict[str, Any] = {"plugins": [{"name": "a"}], "schedulingProfiles": [{"name": "p", "plugins": [{"weight": 2}]}]}
     assert epp_config_errors(config, "c") == []
-    assert epp_config_errors(config, "c", alpha=True) == []
 
 
 def test_types_and_unknown_fields_below_the_top_are_refused_and_unknown_top_fields_kept() -> None:

@@ -69,7 +69,7 @@ TOPOLOGY_SPEC = {"spec.topologyConstraint": {"clusterTopologyName": "gb200", "pa
 MULTINODE = {f"{W}.multinode": {"nodeCount": 2}}
 GMS_INTRA = {f"{W}.experimental.gpuMemoryService": {"mode": "IntraPod"}}
 GMS_INTER = {f"{W}.experimental.gpuMemoryService": {"mode": "InterPod"}}
-EPP_CONFIG = {"plugins": [{"type": "a"}], "schedulingProfiles": [{"name": "p", "plugins": [{"pluginRef": "a"}]}]}
+EPP_CONFIG = {"plugins": [{"type": "a"}], "schedulingProfiles": [{"name": "p", "plugins": [{"pluginRef": "a", "weight": 1}]}]}
 EPP = {"spec.components[2]": {"name": "epp", "type": "epp", "eppConfig": {"config": EPP_CONFIG},
                               "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}}}
 EPP_PLATFORM = {"cluster": {"inferencePoolAvailable": True}}

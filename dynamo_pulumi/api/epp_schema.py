@@ -12,13 +12,12 @@ re-encoding (removals dropped), so every field of the upstream type without ``om
 back at its zero value (:func:`go_zero_filled`): ``name: ""``, ``type: ""``, ``pluginRef: ""``,
 ``parameters: null``, ``weight: null``, ``plugins: null``, ``schedulingProfiles: null``.
 
-* A v1beta1 request: the patched object is defaulted in the webhook's version, which prunes the
-  nulls (a null on a non-nullable field counts as unset), so only what the user left out and has
-  no string zero (``weight``, ``plugins``) can be missing.
-* A v1alpha1 request: the webhook serves v1beta1, so the API server converts the object there and
-  back through the conversion webhook, and the alpha object it validates is the re-encoding
-  itself, nulls included: a profile plugin without ``weight`` is refused (``... weight in body must
-  be of type integer: "null"``, as recorded from the operator, ``docs/OPERATOR-AGREEMENT.md``).
+The API server validates that re-encoding as it is, nulls included, in either version (a v1alpha1
+request goes to the v1beta1 webhook through the conversion webhook and back): a profile plugin
+without ``weight`` is refused (``... weight in body must be of type integer: "null"``). Both were
+seen on the real operator and API server: the v1alpha1 case in the recording of the corpus
+``sglang-agg_epp.yaml`` (``docs/OPERATOR-AGREEMENT.md``), the v1beta1 case probed on 2026-12-03
+with the same operator build (the prediction that the nulls would be pruned there was wrong).
 """
 
 from __future__ import annotations
@@ -119,21 +118,21 @@ def _checker() -> Checker:
     return Checker(SCHEMA, "EndpointPickerConfig", {})
 
 
-def epp_config_errors(config: Any, path: str, *, alpha: bool = False) -> list[FieldError]:
+def epp_config_errors(config: Any, path: str) -> list[FieldError]:
     """What the API server refuses in ``eppConfig.config`` at ``path`` (a wire path), after the
-    defaulting webhook's round trip; ``alpha``: the request was sent in v1alpha1 (nulls kept)."""
+    defaulting webhook's round trip (its nulls kept)."""
     if not isinstance(config, Mapping):
         return []  # absent, or not an object: the models refuse the latter
-    instance = plain_json(go_zero_filled(config), prune_nulls=not alpha)
+    instance = plain_json(go_zero_filled(config), prune_nulls=False)
     if instance is UNKNOWN:
         return []
     return [fe for error in _checker().iter_errors(instance) for fe in field_errors_of(error, path)]
 
 
-def _config_errors(component: Any, path: str, alpha: bool) -> list[FieldError]:
+def _config_errors(component: Any, path: str) -> list[FieldError]:
     epp = field_of(component, "eppConfig", "epp_config") if component is not None else None
     config = field_of(epp, "config", "config") if epp is not None else None
-    return epp_config_errors(config, f"{path}.eppConfig.config", alpha=alpha)
+    return epp_config_errors(config, f"{path}.eppConfig.config")
 
 
 def object_epp_errors(obj: Any) -> list[FieldError]:
@@ -143,23 +142,23 @@ def object_epp_errors(obj: Any) -> list[FieldError]:
     if spec is None or isinstance(spec, (str, int, float, list)):
         return []
     if kind == "DynamoComponentDeployment":
-        return _config_errors(spec, "spec", False)
+        return _config_errors(spec, "spec")
     components = field_of(spec, "components", "components") if kind == "DynamoGraphDeployment" else None
     if not isinstance(components, (list, tuple)):
         return []
-    return [e for i, comp in enumerate(components) for e in _config_errors(comp, f"spec.components[{i}]", False)]
+    return [e for i, comp in enumerate(components) for e in _config_errors(comp, f"spec.components[{i}]")]
 
 
 def alpha_object_epp_errors(data: Any) -> list[FieldError]:
     """``eppConfig.config`` violations of a v1alpha1 DGD's services (or DCD spec) wire dict, at the
-    alpha paths, as the API server sees them after the webhook's round trip (nulls kept)."""
+    alpha paths, as the API server sees them after the webhook's round trip."""
     spec = data.get("spec") if isinstance(data, Mapping) else None
     if not isinstance(spec, Mapping):
         return []
     if data.get("kind") == "DynamoComponentDeployment":
-        return _config_errors(spec, "spec", True)
+        return _config_errors(spec, "spec")
     services = spec.get("services")
     if not isinstance(services, Mapping):
         return []
     return [e for name in sorted(services, key=str) if isinstance(services[name], Mapping)
-            for e in _config_errors(services[name], f"spec.services.{name}", True)]
+            for e in _config_errors(services[name], f"spec.services.{name}")]
