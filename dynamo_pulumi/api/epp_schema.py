@@ -23,12 +23,14 @@ with the same operator build (the prediction that the nulls would be pruned ther
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from functools import lru_cache
 from typing import Any
 
 from dynamo_pulumi.api.pod_schema import UNKNOWN, field_errors_of, field_of, plain_json
 from dynamo_pulumi.api.schema_check import Checker
-from dynamo_pulumi.errors import FieldError
+from dynamo_pulumi.errors import FieldError, invalid
+from dynamo_pulumi.floor.go_duration import go_duration_string, go_parse_duration
 
 #: The zero values Go writes for the EndpointPickerConfig fields without ``omitempty``.
 PLUGIN_ZERO: dict[str, Any] = {"name": "", "type": "", "parameters": None}
@@ -36,9 +38,18 @@ PROFILE_ZERO: dict[str, Any] = {"name": "", "plugins": None}
 PROFILE_PLUGIN_ZERO: dict[str, Any] = {"pluginRef": "", "weight": None}
 _TOP_ZERO = ("plugins", "schedulingProfiles")
 #: The fields of the Go type: decoding into it drops any other top-level key, so the objects the
-#: operator writes from it (the EPP ConfigMap, the DCD) never hold one, although the DGD keeps it
-#: (the CRD preserves unknown fields there, and the webhook's patch drops its removals).
+#: operator writes from it (the EPP ConfigMap, the DCD) never hold one, although a v1beta1 DGD
+#: keeps it (the CRD preserves unknown fields there, and the webhook's patch drops its removals);
+#: a v1alpha1 DGD read back has lost it (the conversion webhook re-encodes the Go type whole).
 GO_FIELDS = ("apiVersion", "kind", "plugins", "schedulingProfiles", "featureGates", "saturationDetector")
+#: Top-level fields written only when not empty (``omitempty``): a whole re-encoding leaves them
+#: out at their zero value (TypeMeta's strings, an empty ``featureGates``, no saturation detector).
+_TOP_OMIT_EMPTY = ("apiVersion", "kind", "featureGates", "saturationDetector")
+#: The saturation detector's numbers, ``omitempty`` too; its ``metricsStalenessThreshold`` is a
+#: ``metav1.Duration``, a struct, which ``omitempty`` never leaves out: it is always written, in
+#: ``Duration.String`` form (``0s`` when not given, ``90m`` back as ``1h30m0s``).
+_SATURATION_OMIT_EMPTY = ("queueDepthThreshold", "kvCacheUtilThreshold")
+STALENESS = "metricsStalenessThreshold"
 
 _STRING = {"type": "string"}
 
@@ -97,11 +108,41 @@ def with_go_zero(entries: Any, zero: Mapping[str, Any], nulls: bool) -> Any:
             for e in entries]
 
 
-def go_zero_filled(config: Mapping[str, Any], *, nulls: bool = True) -> dict[str, Any]:
-    """``config`` re-encoded from the Go type: every field without ``omitempty`` present at its
-    zero value; ``nulls=False`` leaves out the zeros that are null (as a custom resource stores
-    them, its non-nullable nulls pruned). Keys keep their order; new ones follow."""
-    out = dict(config)
+def _is_empty(value: Any) -> bool:
+    """Go's ``omitempty`` test for the JSON values the Go type's fields can hold."""
+    return value is None or value == "" or (value == 0 and not isinstance(value, bool)) or value == [] or value == {}
+
+
+def _saturation_detector(detector: Any, whole: bool) -> Any:
+    """The saturation detector re-encoded: the staleness threshold written in Go's form (left as
+    written when Go cannot parse it: :func:`epp_config_errors` reports that), and with ``whole``
+    its zero numbers left out."""
+    if not isinstance(detector, Mapping):
+        return detector
+    out = {k: v for k, v in detector.items() if not (whole and k in _SATURATION_OMIT_EMPTY and _is_empty(v))}
+    staleness = out.get(STALENESS)
+    if staleness is None:
+        out[STALENESS] = go_duration_string(0)
+    elif isinstance(staleness, str):
+        with suppress(ValueError):
+            out[STALENESS] = go_duration_string(go_parse_duration(staleness))
+    return out
+
+
+def go_zero_filled(config: Mapping[str, Any], *, nulls: bool = True, whole: bool = False) -> dict[str, Any]:
+    """``config`` as the operator's defaulting webhook hands it back: every field without
+    ``omitempty`` present at its zero value, the staleness threshold in Go's form, the user's
+    other fields kept (the webhook's patch drops removals). ``whole`` is the Go type re-encoded
+    whole instead (the conversion webhook, the objects the operator writes): only its fields, and
+    the ``omitempty`` ones left out when empty. ``nulls=False`` leaves out the zeros that are null
+    (as a custom resource stores them, its non-nullable nulls pruned). Keys keep their order; new
+    ones follow."""
+    out = {k: v for k, v in config.items() if k in GO_FIELDS} if whole else dict(config)
+    if whole:  # the detector is a pointer: only nil is empty
+        out = {k: v for k, v in out.items()
+               if not (k in _TOP_OMIT_EMPTY and (v is None if k == "saturationDetector" else _is_empty(v)))}
+    if isinstance(out.get("saturationDetector"), Mapping):
+        out["saturationDetector"] = _saturation_detector(out["saturationDetector"], whole)
     for key in _TOP_ZERO:
         out.setdefault(key, None)
     out["plugins"] = with_go_zero(out["plugins"], PLUGIN_ZERO, nulls)
@@ -126,7 +167,22 @@ def epp_config_errors(config: Any, path: str) -> list[FieldError]:
     instance = plain_json(go_zero_filled(config), prune_nulls=False)
     if instance is UNKNOWN:
         return []
-    return [fe for error in _checker().iter_errors(instance) for fe in field_errors_of(error, path)]
+    schema = [fe for error in _checker().iter_errors(instance) for fe in field_errors_of(error, path)]
+    return schema + _staleness_errors(instance, path)
+
+
+def _staleness_errors(instance: Mapping[str, Any], path: str) -> list[FieldError]:
+    """A staleness threshold Go cannot parse: the webhook's decoding fails with
+    ``time.ParseDuration``'s words (probed: ``time: invalid duration "soon"``), before any schema."""
+    detector = instance.get("saturationDetector")
+    staleness = detector.get(STALENESS) if isinstance(detector, Mapping) else None
+    if not isinstance(staleness, str):
+        return []
+    try:
+        go_parse_duration(staleness)
+    except ValueError as exc:
+        return [invalid(f"{path}.saturationDetector.{STALENESS}", staleness, str(exc))]
+    return []
 
 
 def _config_errors(component: Any, path: str) -> list[FieldError]:

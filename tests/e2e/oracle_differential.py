@@ -362,11 +362,12 @@ DOCUMENTED: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("render", "host-aliases"): ((WE_ACCEPT,), _LEFT_OUT.format("host aliases")),
     ("render", "security-context"): ((WE_ACCEPT,), _LEFT_OUT.format("security contexts, sysctls")),
     ("render", "source-details"): ((WE_ACCEPT,), _LEFT_OUT.format("the details inside each volume source")),
-    ("operator", "epp-config-schema"): ((WE_REFUSE,), "a scheduling-profile plugin without weight: the operator's "
-        "defaulting webhook decodes eppConfig.config into its Go type and writes it back, and weight (no omitempty) "
-        "comes back as null, which the API server's EndpointPickerConfig schema refuses (recorded on the real "
-        "operator for the corpus' sglang-agg_epp in v1alpha1, probed in v1beta1; api/epp_schema.py). The local "
-        "cluster runs no operator, so its API server judges the config as written"),
+    ("operator", "epp-config-schema"): ((WE_REFUSE, WE_ACCEPT), "the operator's defaulting webhook decodes "
+        "eppConfig.config into its Go type and writes it back before the API server's schema runs: a missing weight "
+        "(no omitempty) comes back null and is refused, a missing plugin type comes back \"\" and passes the schema's "
+        "required. The local cluster runs no operator, so its API server judges the config as written. Both probed on "
+        "the real operator in both versions (tests/fixtures/operator_probes/epp-config.yaml, cases no-weight and "
+        "no-type-no-profiles; api/epp_schema.py)"),
     ("operator", "schema-bounds"): ((WE_ACCEPT, DIFFERENT_FIELDS), "type: lpx is in the newest operator's enum "
         "(api-and-validation.md: LPX exists only in the newest files); this cluster's CRD snapshot predates it"),
 }

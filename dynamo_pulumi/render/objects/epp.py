@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from dynamo_pulumi.api.epp_schema import GO_FIELDS, go_zero_filled
+from dynamo_pulumi.api.epp_schema import go_zero_filled
 from dynamo_pulumi.floor.constants import (
     COMPONENT_CLASS_WORKER,
     COMPONENT_TYPE_EPP,
@@ -60,12 +60,14 @@ def typed_endpoint_picker_config(config: dict[str, Any], *, nulls: bool = True) 
     The operator sets ``TypeMeta`` on the component's own struct (a pointer), so the DCD it writes
     afterwards carries it too (found by the recorded comparison, docs/OPERATOR-AGREEMENT.md).
     ``nulls=False`` is that struct as the DCD stores it: the API server prunes the nulls of a
-    custom resource's non-nullable fields. A top-level key the Go type does not have is gone
-    (decoding dropped it)."""
-    out = copy_tree({k: v for k, v in config.items() if k in GO_FIELDS})
+    custom resource's non-nullable fields. The struct is re-encoded whole: a top-level key the Go
+    type does not have is gone (decoding dropped it), its empty ``omitempty`` fields too, and the
+    saturation detector's staleness threshold is always written (probed on the operator:
+    tests/test_epp_probe_recorded.py)."""
+    out = copy_tree(dict(config))
     out["apiVersion"] = ENDPOINT_PICKER_CONFIG_API_VERSION
     out["kind"] = ENDPOINT_PICKER_CONFIG_KIND
-    return go_zero_filled(out, nulls=nulls)
+    return go_zero_filled(out, nulls=nulls, whole=True)
 
 
 class _GoYamlDumper(yaml.SafeDumper):
