@@ -32,3 +32,14 @@ def test_the_default_deadline_is_sixty_minutes_and_prints_as_go_does() -> None:
     assert DEFAULT_TIMEOUT_SECONDS == 3600
     assert format_go_duration(DEFAULT_TIMEOUT_SECONDS) == "1h0m0s"
     assert format_go_duration(parse_go_duration("90s")) == "1m30s"
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("0", 0.0), ("", 0.0), ("1h30m", 5400.0), ("250ms", 0.25), (" 90s ", 90.0)])
+def test_the_user_grammar_reads_seconds(text: str, seconds: float) -> None:
+    assert parse_go_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["15 m", "1d", "s", "1h 30m", "-5s"])
+def test_the_user_grammar_refuses_what_is_no_duration_naming_it(text: str) -> None:
+    with pytest.raises(ValueError, match=f"invalid duration {text!r}"):
+        parse_go_duration(text)
