@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from dynamo_pulumi.api.epp_schema import SCHEMA, epp_config_errors, go_zero_filled
+from dynamo_pulumi.api.epp_schema import SCHEMA, epp_config_errors, go_zero_filled, object_epp_errors
 from dynamo_pulumi.errors import GraphValidationError
 from dynamo_pulumi.loading.documents import load_documents, validate_loaded
 
@@ -175,3 +175,58 @@ def test_schema_is_the_crds(version: str) -> None:
     mine["properties"]["plugins"]["items"]["properties"]["parameters"] = {"x-kubernetes-preserve-unknown-fields": True}
     theirs.pop("x-kubernetes-preserve-unknown-fields")
     assert mine == theirs
+
+
+def _beta_dcd(config: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment", "metadata": {"name": "d"},
+            "spec": {"name": "epp", "type": "epp", "eppConfig": {"config": config},
+                     "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}}}
+
+
+def _alpha_dcd(config: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoComponentDeployment", "metadata": {"name": "d"},
+            "spec": {"componentType": "epp", "eppConfig": {"config": config},
+                     "extraPodSpec": {"mainContainer": {"image": IMAGE}}}}
+
+
+@pytest.mark.parametrize("dcd", [_beta_dcd, _alpha_dcd], ids=["v1beta1", "v1alpha1"])
+def test_a_dcd_config_is_checked_at_its_own_path(dcd: Any) -> None:
+    assert _errors(dcd(CONFIG)) == []
+    path = "spec.eppConfig.config.schedulingProfiles[0].plugins[0].weight"
+    assert _errors(dcd(_without_weight(CONFIG))) == [
+        f'{path}: Invalid value: "null": {path} in body must be of type integer: "null"']
+
+
+def test_an_unparseable_staleness_threshold_is_refused_at_its_field_in_gos_words() -> None:
+    """As the probe of tests/fixtures/operator_probes saw the webhook refuse it."""
+    config = {**CONFIG, "saturationDetector": {"metricsStalenessThreshold": "soon"}}
+    path = "spec.components[0].eppConfig.config.saturationDetector.metricsStalenessThreshold"
+    assert _errors(_beta(config)) == [f'{path}: Invalid value: "soon": time: invalid duration "soon"']
+    assert epp_config_errors({**CONFIG, "saturationDetector": {"metricsStalenessThreshold": "2m"}}, "c") == []
+
+
+def test_the_whole_re_encoding_leaves_out_empty_omitempty_fields() -> None:
+    config = {"apiVersion": "", "kind": None, "featureGates": None, "plugins": [], "schedulingProfiles": [],
+              "saturationDetector": {}, "extra": 1}
+    assert go_zero_filled(config, whole=True) == {
+        "plugins": [], "schedulingProfiles": [], "saturationDetector": {"metricsStalenessThreshold": "0s"}}
+    assert go_zero_filled({**config, "saturationDetector": None, "featureGates": []}, whole=True) == {
+        "plugins": [], "schedulingProfiles": []}
+    kept = go_zero_filled({**config, "featureGates": ["g"], "kind": "EndpointPickerConfig"}, whole=True)
+    assert kept["featureGates"] == ["g"] and kept["kind"] == "EndpointPickerConfig"
+
+
+def test_an_entry_that_is_no_mapping_is_left_to_the_schema() -> None:
+    assert [str(e) for e in epp_config_errors({"plugins": ["x"], "schedulingProfiles": []}, "c")] == [
+        'c.plugins[0]: Invalid value: "string": c.plugins[0] in body must be of type object: "string"']
+
+
+def test_wire_mappings_are_read_as_the_models_are() -> None:
+    """``object_epp_errors`` takes the wire form too (the conversion path hands it one)."""
+    path = "schedulingProfiles[0].plugins[0].weight"
+    beta = _beta(_without_weight(CONFIG))
+    assert [e.path for e in object_epp_errors(beta)] == [f"spec.components[0].eppConfig.config.{path}"]
+    assert [e.path for e in object_epp_errors(_beta_dcd(_without_weight(CONFIG)))] == [f"spec.eppConfig.config.{path}"]
+    assert object_epp_errors({**beta, "kind": "SomethingElse"}) == []
+    assert object_epp_errors({**beta, "spec": None}) == []
+    assert object_epp_errors({**beta, "spec": "text"}) == []
