@@ -285,3 +285,20 @@ def test_completed_restart_annotates_every_clique_with_the_restart_id() -> None:
                 restart={"id": "r-2"})
     cliques = render_pod_clique_set(dgd, GROVE, "n", worker_hash="h")["spec"]["template"]["cliques"]
     assert {c["annotations"]["nvidia.com/restartAt"] for c in cliques} == {"r-2"}
+
+
+@pytest.mark.parametrize(("text", "expected"), [("1.5s", "1.5s"), ("2m30.25s", "2m30.25s"), (" 30m ", "30m0s")])
+def test_termination_delay_keeps_what_go_keeps(text: str, expected: str) -> None:
+    """The operator reads the setting as a metav1.Duration: a fraction survives Duration.String."""
+    platform = Platform.model_validate({"orchestrators": {"grove": {"terminationDelay": text}}})
+    assert termination_delay(grove_settings(platform)) == expected
+
+
+@pytest.mark.parametrize(("text", "words"), [("-5s", "must not be negative"), ("", 'time: invalid duration ""')])
+def test_termination_delay_go_or_the_operator_refuses_is_a_render_error(text: str, words: str) -> None:
+    """A negative delay fails the operator's configuration validation (validation.go); an empty one
+    fails Go's parse."""
+    platform = Platform.model_validate({"orchestrators": {"grove": {"terminationDelay": text}}})
+    with pytest.raises(RenderError, match=words) as err:
+        termination_delay(grove_settings(platform))
+    assert err.value.path == "orchestrators.grove.terminationDelay"

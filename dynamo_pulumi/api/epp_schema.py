@@ -113,6 +113,16 @@ def _is_empty(value: Any) -> bool:
     return value is None or value == "" or (value == 0 and not isinstance(value, bool)) or value == [] or value == {}
 
 
+def _written_whole(key: str, value: Any) -> bool:
+    """Whether a whole re-encoding writes this top-level field: one of the Go type's, and not an
+    empty ``omitempty`` one (the detector is a pointer: only nil is empty)."""
+    if key not in GO_FIELDS:
+        return False
+    if key == "saturationDetector":
+        return value is not None
+    return not (key in _TOP_OMIT_EMPTY and _is_empty(value))
+
+
 def _saturation_detector(detector: Any, whole: bool) -> Any:
     """The saturation detector re-encoded: the staleness threshold written in Go's form (left as
     written when Go cannot parse it: :func:`epp_config_errors` reports that), and with ``whole``
@@ -137,10 +147,7 @@ def go_zero_filled(config: Mapping[str, Any], *, nulls: bool = True, whole: bool
     the ``omitempty`` ones left out when empty. ``nulls=False`` leaves out the zeros that are null
     (as a custom resource stores them, its non-nullable nulls pruned). Keys keep their order; new
     ones follow."""
-    out = {k: v for k, v in config.items() if k in GO_FIELDS} if whole else dict(config)
-    if whole:  # the detector is a pointer: only nil is empty
-        out = {k: v for k, v in out.items()
-               if not (k in _TOP_OMIT_EMPTY and (v is None if k == "saturationDetector" else _is_empty(v)))}
+    out = {k: v for k, v in config.items() if not whole or _written_whole(k, v)}
     if isinstance(out.get("saturationDetector"), Mapping):
         out["saturationDetector"] = _saturation_detector(out["saturationDetector"], whole)
     for key in _TOP_ZERO:

@@ -1,32 +1,30 @@
-"""Go ``time.Duration`` text, read and written the way the operator's configuration and users write it.
+"""Go ``time.Duration`` text, read and written as Go's ``time`` package does.
 
-One grammar for every duration we accept: ``orchestrators.grove.terminationDelay`` (rendered
-into the PodCliqueSet in Go's ``Duration.String`` form) and the readiness deadline users give
-as ``30m``, ``1h30m`` or ``90s`` (``dynamo-pulumi wait --timeout``, the readiness options).
-
-Where a Go program reads a duration the user wrote and writes it back (a ``metav1.Duration`` in
-the EPP config the operator re-encodes), :func:`go_parse_duration` and :func:`go_duration_string`
-are Go's ``time.ParseDuration`` and ``Duration.String`` to the nanosecond, errors included.
+One grammar for every duration: :func:`go_parse_duration` and :func:`go_duration_string` are
+``time.ParseDuration`` and ``Duration.String`` to the nanosecond, errors included. The operator
+reads ``orchestrators.grove.terminationDelay`` and re-encodes the EPP config's
+``metricsStalenessThreshold`` with them; the readiness deadline users give as ``30m``,
+``1h30m`` or ``90s`` (``dynamo-pulumi wait --timeout``, the readiness options) is the same
+grammar read in seconds (:func:`parse_go_duration`).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Final
-
-_PART: Final = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS: Final = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 def parse_go_duration(text: str) -> float:
-    """Seconds in a Go duration string (``15m``, ``1h30m``, ``90s``, ``0``); ValueError otherwise."""
+    """Seconds in a Go duration a user typed (``15m``, ``1h30m``, ``90s``, ``0``), spaces around
+    it and an empty text (zero) allowed, a sign not; ValueError otherwise."""
     value = text.strip()
-    if value in ("0", ""):
+    if not value:
         return 0.0
-    parts = _PART.findall(value)
-    if not parts or "".join(n + u for n, u in parts) != value:
+    if value[0] in "+-":
         raise ValueError(f"invalid duration {text!r}")
-    return sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+    try:
+        return go_parse_duration(value) / _SECOND
+    except ValueError:
+        raise ValueError(f"invalid duration {text!r}") from None
 
 
 def format_go_duration(seconds: float) -> str:

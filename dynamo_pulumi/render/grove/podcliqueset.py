@@ -19,7 +19,7 @@ from dynamo_pulumi.floor.constants import (
     KUBE_LABEL_DYNAMO_GRAPH_DEPLOYMENT_NAME,
     POD_CLIQUE_SET_KIND,
 )
-from dynamo_pulumi.floor.go_duration import format_go_duration, parse_go_duration
+from dynamo_pulumi.floor.go_duration import go_duration_string, go_parse_duration
 from dynamo_pulumi.model.pcs_naming import pcs_name_for_dgd
 from dynamo_pulumi.render.grove.schedulers import volcano_queue
 from dynamo_pulumi.render.grove.startup_order import CLIQUE_STARTUP_TYPE_ANY_ORDER
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 #: ``orchestrators.grove.terminationDelay`` default (15 minutes), as Go serialises it.
 DEFAULT_GROVE_TERMINATION_DELAY = "15m0s"
+_TERMINATION_DELAY = "orchestrators.grove.terminationDelay"
 
 def termination_delay(settings: GroveSettings) -> str | None:
     """The configured Grove termination delay, or None when it is zero (then omitted).
@@ -42,11 +43,13 @@ def termination_delay(settings: GroveSettings) -> str | None:
     configured = settings.termination_delay
     if configured is None:
         return DEFAULT_GROVE_TERMINATION_DELAY
-    try:
-        seconds = parse_go_duration(str(configured))
+    try:  # the operator's configuration reads it as a metav1.Duration: Go's grammar, Go's words
+        nanos = go_parse_duration(str(configured).strip())
     except ValueError as exc:
-        raise RenderError(str(exc), "orchestrators.grove.terminationDelay") from None
-    return format_go_duration(seconds) if seconds > 0 else None
+        raise RenderError(str(exc), _TERMINATION_DELAY) from None
+    if nanos < 0:  # the operator's configuration validation
+        raise RenderError(f'Invalid value: "{configured}": must not be negative', _TERMINATION_DELAY)
+    return go_duration_string(nanos) if nanos > 0 else None
 
 
 def pod_clique_set_shell(dgd: DynamoGraphDeployment, settings: GroveSettings, namespace: str) -> dict[str, Any]:

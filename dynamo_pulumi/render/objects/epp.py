@@ -64,7 +64,7 @@ def typed_endpoint_picker_config(config: dict[str, Any], *, nulls: bool = True) 
     type does not have is gone (decoding dropped it), its empty ``omitempty`` fields too, and the
     saturation detector's staleness threshold is always written (probed on the operator:
     tests/test_epp_probe_recorded.py)."""
-    out = copy_tree(dict(config))
+    out = copy_tree(config)
     out["apiVersion"] = ENDPOINT_PICKER_CONFIG_API_VERSION
     out["kind"] = ENDPOINT_PICKER_CONFIG_KIND
     return go_zero_filled(out, nulls=nulls, whole=True)
